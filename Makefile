@@ -1,0 +1,40 @@
+# Entry points only; the work is in scripts/. See README.md.
+#   make run           build the lean x86_64 kernel, boot it, show the demo
+#   make shell         the same kernel with a shell on the console
+#   make test          every build, every boot, every test; the verdict
+#   make checkpatch    checkpatch.pl --strict on every patch
+#   make export        write the tree's commits back to patches/
+#   make series-status does the tree hold work that patches/ lacks?
+# Variables: BOOTS="x86_64-test arm-test" narrows make test;
+# SELFCHECK=1 adds the negative controls; BOOT=name picks the run/shell boot.
+
+BOOT ?= x86_64-lean
+export BOOTS SELFCHECK
+
+.PHONY: run shell test checkpatch export series-status clean
+
+run:
+	@scripts/setup
+	@scripts/build-kernel $$(awk -v b=$(BOOT) '$$1 == b { print $$2 }' tests/boots)
+	@SUITES=demo SHOW=1 scripts/boot $(BOOT)
+
+shell:
+	@scripts/setup
+	@scripts/build-kernel $$(awk -v b=$(BOOT) '$$1 == b { print $$2 }' tests/boots)
+	@scripts/boot $(BOOT) --shell
+
+test:
+	@scripts/test
+
+checkpatch:
+	@scripts/tree prepare
+	@scripts/checkpatch
+
+export:
+	@scripts/tree export
+
+series-status:
+	@scripts/tree status
+
+clean:
+	rm -rf build/out build/run build/guest build/logs build/host build/results.txt

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * init for the test guests: PID 1 of every boot, statically linked.
+ *
+ * It mounts proc, sysfs, devtmpfs, debugfs and a tmpfs on /tmp, prints a
+ * banner, runs the suites named on the kernel command line and powers the
+ * machine off. The host reads everything from the console:
+ *
+ *   harness: banner TEXT                  one per line of /etc/harness-banner
+ *   harness: suite NAME begin
+ *   [    t.tttttt] NAME| LINE              each line the suite prints
+ *   harness: suite NAME end status=S seconds=T
+ *   harness: end status=N                 N: suites that did not exit 0
+ *
+ * Every line carries a timestamp in the kernel's printk format, so that the
+ * host reads guest and kernel lines alike. Kernel command line:
+ *
+ *   harness.suites=a,b,c   run /tests/a, /tests/b, /tests/c in that order
+ *   harness.timeout=S      per-suite timeout in seconds (default 300)
+ *   harness.chroot=SERIAL  mount the virtio disk with that serial (ext4) on
+ *                          /debian and run the suites chrooted into it, as
+ *                          /harness/NAME
+ *   harness.shell=1        after the suites, start /bin/sh on the console
+ *
+ * Before power-off it asks kmemleak for a scan and copies any report into
+ * the kernel log, where the host's verdict finds it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "guest.h"
+
+#define CMDLINE_MAX	4096
+#define LINE_MAX_LEN	65536
+
+static char cmdline[CMDLINE_MAX];
+static const char *chroot_dir;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One console line with a printk-style timestamp. */
+static void say(const char *fmt, ...)
+{
+	struct timespec ts;
+	va_list ap;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	printf("[%5ld.%06ld] ", (long)ts.tv_sec, ts.tv_nsec / 1000);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void do_mount(const char *src, const char *dst, const char *type,
+		     unsigned long flags, const char *data)
+{
+	mkdir(dst, 0755);
+	if (mount(src, dst, type, flags, data) && errno != EBUSY)
+		say("harness: mount %s on %s failed: %s", type ? type : src,
+		    dst, strerror(errno));
+}
+
+/* Value of harness.KEY= on the kernel command line, or NULL. */
+static char *param(const char *key)
+{
+	char pat[64], *p, *end;
+	static char val[CMDLINE_MAX];
+
+	snprintf(pat, sizeof(pat), "harness.%s=", key);
+	for (p = cmdline; (p = strstr(p, pat)); p++) {
+		if (p != cmdline && p[-1] != ' ')
+			continue;
+		p += strlen(pat);
+		end = strchrnul(p, ' ');
+		snprintf(val, sizeof(val), "%.*s", (int)(end - p), p);
+		return val;
+	}
+	return NULL;
+}
+
+static void read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = 0;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static void banner(void)
+{
+	char line[1024], release[256];
+	FILE *f;
+
+	read_file("/proc/sys/kernel/osrelease", release, sizeof(release));
+	say("harness: banner Linux %s", release);
+	f = fopen("/etc/harness-banner", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		say("harness: banner %s", line);
+	}
+	fclose(f);
+}
+
+static int setup_chroot(const char *serial)
+{
+	static const char * const binds[] = { "proc", "sys", "dev", "tmp" };
+	char dev[300], dst[128];
+	size_t i;
+
+	if (guest_find_disk(serial, dev, sizeof(dev))) {
+		say("harness: no disk with serial %s", serial);
+		return -1;
+	}
+	mkdir("/debian", 0755);
+	if (mount(dev, "/debian", "ext4", 0, NULL)) {
+		say("harness: mount %s on /debian: %s", dev, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < sizeof(binds) / sizeof(binds[0]); i++) {
+		snprintf(dst, sizeof(dst), "/debian/%s", binds[i]);
+		snprintf(dev, sizeof(dev), "/%s", binds[i]);
+		do_mount(dev, dst, NULL, MS_BIND | MS_REC, NULL);
+	}
+	do_mount("/tests", "/debian/harness", NULL, MS_BIND, NULL);
+	chroot_dir = "/debian";
+	say("harness: running suites chrooted into %s (%s)", chroot_dir, serial);
+	return 0;
+}
+
+/* Relay the suite's output line by line, with timestamp and suite prefix. */
+static void relay(const char *name, char *buf, size_t *len, int flush)
+{
+	char *start = buf, *nl;
+
+	while ((nl = memchr(start, '\n', *len - (start - buf)))) {
+		*nl = '\0';
+		if (nl > start && nl[-1] == '\r')
+			nl[-1] = '\0';
+		say("%s| %s", name, start);
+		start = nl + 1;
+	}
+	*len -= start - buf;
+	memmove(buf, start, *len);
+	if (*len && (flush || *len == LINE_MAX_LEN)) {
+		buf[*len] = '\0';
+		say("%s| %s", name, buf);
+		*len = 0;
+	}
+}
+
+static int run_suite(const char *name, int timeout)
+{
+	static char buf[LINE_MAX_LEN + 1];
+	char path[256];
+	double start = now(), deadline = start + timeout;
+	int pipefd[2], status, timed_out = 0;
+	size_t len = 0;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/%s", chroot_dir ? "/harness" : "/tests", name);
+	say("harness: suite %s begin", name);
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		say("harness: suite %s end status=pipe seconds=0.000", name);
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		setsid();
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		if (chroot_dir && (chroot(chroot_dir) || chdir("/")))
+			_exit(126);
+		if (!chroot_dir && chdir("/tmp"))
+			_exit(126);
+		execl(path, path, (char *)NULL);
+		fprintf(stderr, "harness: exec %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	for (;;) {
+		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+		int left = (int)((deadline - now()) * 1000);
+		ssize_t n;
+
+		if (left <= 0) {
+			timed_out = 1;
+			kill(-pid, SIGKILL);
+			break;
+		}
+		if (poll(&pfd, 1, left) <= 0)
+			continue;
+		n = read(pipefd[0], buf + len, LINE_MAX_LEN - len);
+		if (n <= 0)
+			break;
+		len += n;
+		relay(name, buf, &len, 0);
+	}
+	relay(name, buf, &len, 1);
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	/* Reap what the suite left behind in its session. */
+	kill(-pid, SIGKILL);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+
+	if (timed_out) {
+		say("harness: suite %s end status=timeout seconds=%.3f", name, now() - start);
+		return 1;
+	}
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	say("harness: suite %s end status=%d seconds=%.3f", name, status, now() - start);
+	return status != 0;
+}
+
+/* Scan for leaks and copy the report into the kernel log. */
+static void kmemleak_scan(void)
+{
+	const char *path = "/sys/kernel/debug/kmemleak";
+	char line[1024];
+	FILE *f;
+	int fd, kmsg;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "scan", 4) < 0)
+		say("harness: kmemleak scan: %s", strerror(errno));
+	close(fd);
+	f = fopen(path, "re");
+	kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (kmsg < 0 || write(kmsg, line, strlen(line)) < 0)
+			fputs(line, stdout);
+	}
+	if (f)
+		fclose(f);
+	if (kmsg >= 0)
+		close(kmsg);
+}
+
+int main(void)
+{
+	char *suites, *name, *save, *val;
+	int timeout = 300, failed = 0, ready = 1;
+
+	do_mount("proc", "/proc", "proc", 0, NULL);
+	do_mount("sysfs", "/sys", "sysfs", 0, NULL);
+	do_mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	do_mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	do_mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
+	setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	setenv("HOME", "/root", 1);
+	setenv("TERM", "dumb", 1);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
+	banner();
+	val = param("timeout");
+	if (val)
+		timeout = atoi(val);
+	val = param("chroot");
+	if (val && setup_chroot(val)) {
+		failed++;
+		ready = 0;
+	}
+
+	suites = param("suites");
+	if (suites)
+		suites = strdup(suites);
+	for (name = suites ? strtok_r(suites, ",", &save) : NULL; name && ready;
+	     name = strtok_r(NULL, ",", &save))
+		failed += run_suite(name, timeout);
+	free(suites);
+
+	val = param("shell");
+	if (val && !strcmp(val, "1")) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			setsid();
+			ioctl(0, TIOCSCTTY, 1);
+			execl("/bin/sh", "sh", "-c",
+			      "/bin/busybox --install -s /bin; exec /bin/sh -i",
+			      (char *)NULL);
+			_exit(127);
+		}
+		waitpid(pid, NULL, 0);
+	}
+
+	kmemleak_scan();
+	say("harness: end status=%d", failed);
+	sync();
+	reboot(RB_AUTOBOOT);
+	return 0;
+}

@@ -1,0 +1,79 @@
+# Common settings for the host scripts. Sourced, never run.
+# shellcheck shell=bash
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+TREE=$BUILD/linux
+OUT=$BUILD/out
+LOGS=$BUILD/logs
+PATCHES=$TOP/patches
+PRISTINE_TAG=pristine
+SRC_PKG=linux-source-6.12
+SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
+JOBS=${JOBS:-$(($(nproc) + 1))}
+
+die() {
+	echo "error: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "==> $*" >&2
+}
+
+# Version of the Debian package the tree comes from, as apt installed it.
+src_pkg_version() {
+	dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null
+}
+
+tgit() {
+	git -C "$TREE" "$@"
+}
+
+# Names of the patches in patches/series, in order, without comments.
+series_patches() {
+	[ -f "$PATCHES/series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$PATCHES/series"
+}
+
+# Hash of the series as committed in patches/.
+series_hash() {
+	(
+		cd "$PATCHES" || exit 1
+		cat series 2>/dev/null
+		series_patches | while read -r p; do cat "$p"; done
+	) | sha256sum | cut -c1-16
+}
+
+# A data file of "key value..." lines: print the fields of the line whose
+# first field is $2.
+table_row() {
+	sed -e 's/#.*//' "$1" | awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print; f = 1 } END { exit !f }'
+}
+
+table_keys() {
+	sed -e 's/#.*//' "$1" | awk 'NF { print $1 }'
+}
+
+# Per-architecture toolchain data: kernel ARCH, CROSS_COMPILE, boot image.
+arch_vars() {
+	case "$1" in
+	x86_64)
+		KARCH=x86_64 CROSS= KIMAGE=arch/x86/boot/bzImage ;;
+	riscv64)
+		KARCH=riscv CROSS=riscv64-linux-gnu- KIMAGE=arch/riscv/boot/Image ;;
+	arm)
+		KARCH=arm CROSS=arm-linux-gnueabi- KIMAGE=arch/arm/boot/zImage ;;
+	*)
+		die "unknown architecture $1" ;;
+	esac
+}
+
+# State of the tree's source: HEAD plus any uncommitted change.
+tree_state() {
+	{
+		tgit rev-parse HEAD
+		tgit diff HEAD
+		tgit ls-files --others --exclude-standard
+	} | sha256sum | cut -c1-16
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Smoke test of the guest set-up: the pseudo filesystems init mounts are
+ * there, tmpfs takes its quota options, and the ext4 and XFS disks the host
+ * formatted are attached and mount with project quota.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <linux/magic.h>
+
+#include "kselftest_harness.h"
+#include "guest.h"
+
+static void expect_fs(struct __test_metadata *_metadata, const char *path,
+		      long magic)
+{
+	struct statfs st;
+
+	ASSERT_EQ(0, statfs(path, &st)) TH_LOG("statfs %s: %s", path, strerror(errno));
+	EXPECT_EQ(magic, st.f_type) TH_LOG("%s has type 0x%lx", path, (long)st.f_type);
+}
+
+TEST(pseudo_filesystems_are_mounted)
+{
+	expect_fs(_metadata, "/proc", PROC_SUPER_MAGIC);
+	expect_fs(_metadata, "/sys", SYSFS_MAGIC);
+	expect_fs(_metadata, "/dev", TMPFS_MAGIC);
+	expect_fs(_metadata, "/sys/kernel/debug", DEBUGFS_MAGIC);
+	expect_fs(_metadata, "/tmp", TMPFS_MAGIC);
+}
+
+TEST(kernel_release_is_6_12)
+{
+	struct utsname u;
+
+	ASSERT_EQ(0, uname(&u));
+	EXPECT_EQ(0, strncmp(u.release, "6.12.", 5)) TH_LOG("release %s", u.release);
+}
+
+TEST(tmpfs_mounts_with_usrquota)
+{
+	char dir[] = "/tmp/smoke.XXXXXX";
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, mount("tmpfs", dir, "tmpfs", 0, "usrquota,grpquota,size=1m"))
+		TH_LOG("mount: %s", strerror(errno));
+	EXPECT_TRUE(guest_mount_has_option(dir, "usrquota"));
+	EXPECT_EQ(0, umount(dir));
+	rmdir(dir);
+}
+
+static void mount_disk(struct __test_metadata *_metadata, const char *serial,
+		       const char *type, const char *opts, const char *option)
+{
+	char dev[64], dir[] = "/tmp/disk.XXXXXX";
+
+	if (guest_find_disk(serial, dev, sizeof(dev)))
+		SKIP(return, "no disk with serial %s attached", serial);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, mount(dev, dir, type, 0, opts))
+		TH_LOG("mount %s (%s) on %s: %s", dev, type, dir, strerror(errno));
+	EXPECT_TRUE(guest_mount_has_option(dir, option))
+		TH_LOG("%s is not mounted with %s", dir, option);
+	EXPECT_EQ(0, umount(dir));
+	rmdir(dir);
+}
+
+TEST(ext4_disk_mounts_with_prjquota)
+{
+	mount_disk(_metadata, "ext4", "ext4", "prjquota", "prjquota");
+}
+
+TEST(xfs_disk_mounts_with_prjquota)
+{
+	mount_disk(_metadata, "xfs", "xfs", "prjquota", "prjquota");
+}
+
+TEST_HARNESS_MAIN
