@@ -21,9 +21,17 @@
  *                          /debian and run the suites chrooted into it, as
  *                          /harness/NAME
  *   harness.shell=1        after the suites, start /bin/sh on the console
+ *   harness.mounts=M,...   before the suites, mount each M = NAME:TYPE:OPTS
+ *                          on /mnt/NAME: the virtio disk whose serial is
+ *                          NAME, or a fresh instance for tmpfs (options are
+ *                          separated by '+' instead of ',')
  *
- * Before power-off it asks kmemleak for a scan and copies any report into
- * the kernel log, where the host's verdict finds it.
+ * A suite written NAME@M runs /tests/NAME with the argument /mnt/M, so that
+ * one test program runs on several filesystems in one boot.
+ *
+ * Before power-off it unmounts what it mounted on /mnt, asks kmemleak for a
+ * scan and copies any report into the kernel log, where the host's verdict
+ * finds it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,7 +55,11 @@
 #define CMDLINE_MAX	4096
 #define LINE_MAX_LEN	65536
 
+#define MOUNTS_MAX	16
+
 static char cmdline[CMDLINE_MAX];
+static char mounted[MOUNTS_MAX][300];
+static int nr_mounted;
 static const char *chroot_dir;
 
 static double now(void)
@@ -135,7 +147,7 @@ static void banner(void)
 
 static int setup_chroot(const char *serial)
 {
-	static const char * const binds[] = { "proc", "sys", "dev", "tmp" };
+	static const char * const binds[] = { "proc", "sys", "dev", "tmp", "mnt" };
 	char dev[300], dst[128];
 	size_t i;
 
@@ -180,16 +192,62 @@ static void relay(const char *name, char *buf, size_t *len, int flush)
 	}
 }
 
+/* Mount each NAME:TYPE:OPTS of @list on /mnt/NAME; return the failures. */
+static int setup_mounts(char *list)
+{
+	char *m, *save, *type, *opts, *p, dev[300], dir[300];
+	int failed = 0;
+
+	mkdir("/mnt", 0755);
+	for (m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+		type = strchr(m, ':');
+		if (!type) {
+			say("harness: bad mount %s (want NAME:TYPE:OPTS)", m);
+			failed++;
+			continue;
+		}
+		*type++ = '\0';
+		opts = strchrnul(type, ':');
+		if (*opts)
+			*opts++ = '\0';
+		for (p = opts; (p = strchr(p, '+')); )
+			*p = ',';
+		if (!strcmp(type, "tmpfs"))
+			snprintf(dev, sizeof(dev), "tmpfs");
+		else if (guest_find_disk(m, dev, sizeof(dev))) {
+			say("harness: no disk with serial %s", m);
+			failed++;
+			continue;
+		}
+		snprintf(dir, sizeof(dir), "/mnt/%s", m);
+		mkdir(dir, 0755);
+		if (mount(dev, dir, type, 0, *opts ? opts : NULL)) {
+			say("harness: mount %s (%s, %s) on %s: %s", dev, type, opts,
+			    dir, strerror(errno));
+			failed++;
+			continue;
+		}
+		say("harness: mounted %s (%s, %s) on %s", dev, type, opts, dir);
+		if (nr_mounted < MOUNTS_MAX)
+			strcpy(mounted[nr_mounted++], dir);
+	}
+	return failed;
+}
+
 static int run_suite(const char *name, int timeout)
 {
 	static char buf[LINE_MAX_LEN + 1];
-	char path[256];
+	char path[256], arg[300] = "";
+	const char *at = strchr(name, '@');
 	double start = now(), deadline = start + timeout;
 	int pipefd[2], status, timed_out = 0;
 	size_t len = 0;
 	pid_t pid;
 
-	snprintf(path, sizeof(path), "%s/%s", chroot_dir ? "/harness" : "/tests", name);
+	snprintf(path, sizeof(path), "%s/%.*s", chroot_dir ? "/harness" : "/tests",
+		 at ? (int)(at - name) : (int)strlen(name), name);
+	if (at)
+		snprintf(arg, sizeof(arg), "/mnt/%s", at + 1);
 	say("harness: suite %s begin", name);
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		say("harness: suite %s end status=pipe seconds=0.000", name);
@@ -204,7 +262,7 @@ static int run_suite(const char *name, int timeout)
 			_exit(126);
 		if (!chroot_dir && chdir("/tmp"))
 			_exit(126);
-		execl(path, path, (char *)NULL);
+		execl(path, path, at ? arg : (char *)NULL, (char *)NULL);
 		fprintf(stderr, "harness: exec %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
@@ -242,6 +300,20 @@ static int run_suite(const char *name, int timeout)
 	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	say("harness: suite %s end status=%d seconds=%.3f", name, status, now() - start);
 	return status != 0;
+}
+
+/* Unmount what setup_mounts() mounted, so that unmount paths run too. */
+static int unmount_all(void)
+{
+	int failed = 0;
+
+	while (nr_mounted--) {
+		if (umount(mounted[nr_mounted])) {
+			say("harness: umount %s: %s", mounted[nr_mounted], strerror(errno));
+			failed++;
+		}
+	}
+	return failed;
 }
 
 /* Scan for leaks and copy the report into the kernel log. */
@@ -290,6 +362,11 @@ int main(void)
 	val = param("timeout");
 	if (val)
 		timeout = atoi(val);
+	val = param("mounts");
+	if (val && setup_mounts(val)) {
+		failed++;
+		ready = 0;
+	}
 	val = param("chroot");
 	if (val && setup_chroot(val)) {
 		failed++;
@@ -319,6 +396,8 @@ int main(void)
 		waitpid(pid, NULL, 0);
 	}
 
+	if (!chroot_dir)
+		failed += unmount_all();
 	kmemleak_scan();
 	say("harness: end status=%d", failed);
 	sync();
