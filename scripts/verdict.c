@@ -101,6 +101,7 @@ struct verdict {
 	long nwant;
 	char **allow;		/* --allow */
 	long nallow;
+	const char *known;	/* --known FILE: "SUITE CASE reason" lines */
 	int kunit;		/* --kunit */
 
 	struct line *lines;
@@ -252,7 +253,7 @@ static void classify(struct line *l)
 		l->kind = L_MARKER;
 		return;
 	}
-	while (isalnum((unsigned char)*p) || (*p && strchr("_.+-", *p)))
+	while (isalnum((unsigned char)*p) || (*p && strchr("_.+-@:/", *p)))
 		p++;
 	if (p > t && *p == '|' && (p[1] == ' ' || !p[1])) {
 		l->kind = L_RELAY;
@@ -786,6 +787,53 @@ static void show_failure(const struct verdict *v, const struct tcase *c)
 	putchar('\n');
 }
 
+/*
+ * A known difference (--known) is a case that fails for a reason written
+ * down beside it, typically a filesystem that differs from the others. It
+ * is reported as skipped with its reason; if it passes, that is a failure,
+ * so that the list cannot outlive what it describes.
+ */
+static void apply_known(struct verdict *v)
+{
+	char *line = NULL, *suite, *name, *reason, *save;
+	size_t cap = 0;
+	struct tcase *c;
+	FILE *f;
+	long i;
+
+	if (!v->known)
+		return;
+	f = fopen(v->known, "r");
+	if (!f)
+		die("%s: %s", v->known, strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "#\n")] = '\0';
+		suite = strtok_r(line, " \t", &save);
+		name = suite ? strtok_r(NULL, " \t", &save) : NULL;
+		if (!name)
+			continue;
+		reason = strtok_r(NULL, "", &save);
+		while (reason && isspace((unsigned char)*reason))
+			reason++;
+		for (i = 0; i < v->ncases; i++) {
+			c = &v->cases[i];
+			if (strcmp(c->suite, suite) || strcmp(c->name, name))
+				continue;
+			if (c->res == R_FAIL) {
+				c->res = R_SKIP;
+				printf("KNOWN %s/%s %s %s: %s\n", v->arch, v->config,
+				       suite, name, reason ? reason : "");
+			} else if (c->res == R_PASS) {
+				c->res = R_FAIL;
+				c->note = xprintf("listed in %s as a known failure, but it passed: remove the entry",
+						  v->known);
+			}
+		}
+	}
+	free(line);
+	fclose(f);
+}
+
 static int report(const struct verdict *v)
 {
 	static const char *const res[] = { "pass", "fail", "skip" };
@@ -818,7 +866,8 @@ static int report(const struct verdict *v)
 static void usage(FILE *f, int status)
 {
 	fputs("usage: verdict --arch ARCH --config CONFIG --log FILE --results FILE\n"
-	      "               [--suites a,b,c] [--kunit] [--allow SUBSTRING]...\n",
+	      "               [--suites a,b,c] [--kunit] [--allow SUBSTRING]...\n"
+	      "               [--known FILE]\n",
 	      f);
 	exit(status);
 }
@@ -870,6 +919,8 @@ int main(int argc, char **argv)
 			v.results = val;
 		} else if ((val = optval(argc, argv, &i, "--suites"))) {
 			add_suites(&v, val);
+		} else if ((val = optval(argc, argv, &i, "--known"))) {
+			v.known = val;
 		} else if ((val = optval(argc, argv, &i, "--allow"))) {
 			v.allow = xrealloc(v.allow, (size_t)(v.nallow + 1) *
 					   sizeof(*v.allow));
@@ -889,5 +940,6 @@ int main(int argc, char **argv)
 
 	read_log(&v);
 	analyse(&v);
+	apply_known(&v);
 	return report(&v);
 }
