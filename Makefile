@@ -2,6 +2,7 @@
 #   make run           build the lean x86_64 kernel, boot it, show the demo
 #   make shell         the same kernel with a shell on the console
 #   make test          every build, every boot, every test; the verdict
+#   make bench         the project-quota benchmark, counted in instructions
 #   make checkpatch    checkpatch.pl --strict on every patch
 #   make export        write the tree's commits back to patches/
 #   make series-status does the tree hold work that patches/ lacks?
@@ -11,7 +12,7 @@
 BOOT ?= x86_64-lean
 export BOOTS SELFCHECK
 
-.PHONY: run shell test checkpatch export series-status clean
+.PHONY: run shell test bench checkpatch export series-status clean
 
 run:
 	@scripts/setup
@@ -25,6 +26,11 @@ shell:
 
 test:
 	@scripts/test
+
+bench:
+	@scripts/setup
+	@scripts/build-kernel $$(awk '$$1 == "x86_64-bench" { print $$2 }' bench/boots)
+	@scripts/bench
 
 checkpatch:
 	@scripts/tree prepare
