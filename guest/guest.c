@@ -2,13 +2,22 @@
 /* Helpers shared by the guest test programs. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <mntent.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/fs.h>
+#include <linux/quota.h>
 
 #include "guest.h"
+
+#ifndef __NR_quotactl_fd
+#define __NR_quotactl_fd 443	/* the same on every architecture */
+#endif
 
 static void read_line(const char *path, char *buf, size_t size)
 {
@@ -61,4 +70,27 @@ bool guest_mount_has_option(const char *dir, const char *option)
 	}
 	endmntent(f);
 	return found;
+}
+
+int guest_set_project(int fd, unsigned int projid, bool inherit)
+{
+	struct fsxattr fsx;
+
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
+		return -errno;
+	fsx.fsx_projid = projid;
+	if (inherit)
+		fsx.fsx_xflags |= FS_XFLAG_PROJINHERIT;
+	else
+		fsx.fsx_xflags &= ~FS_XFLAG_PROJINHERIT;
+	if (ioctl(fd, FS_IOC_FSSETXATTR, &fsx))
+		return -errno;
+	return 0;
+}
+
+int guest_prj_quotactl(int fd, int cmd, unsigned int id, void *addr)
+{
+	if (syscall(__NR_quotactl_fd, fd, QCMD(cmd, PRJQUOTA), id, addr))
+		return -errno;
+	return 0;
 }

@@ -12,4 +12,14 @@ int guest_find_disk(const char *serial, char *dev, size_t size);
 /* True if the mount at @dir lists @option in /proc/self/mounts. */
 bool guest_mount_has_option(const char *dir, const char *option);
 
+/*
+ * Set the project ID of the inode open at @fd as chattr -p does: read its
+ * fsxattr, change fsx_projid (and set or clear PROJINHERIT as @inherit
+ * says), write it back. Returns 0 or -errno.
+ */
+int guest_set_project(int fd, unsigned int projid, bool inherit);
+
+/* quotactl_fd(@fd, QCMD(@cmd, PRJQUOTA), @id, @addr); 0 or -errno. */
+int guest_prj_quotactl(int fd, int cmd, unsigned int id, void *addr);
+
 #endif
