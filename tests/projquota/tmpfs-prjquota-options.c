@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/fs.h>
@@ -306,6 +307,45 @@ TEST_F(opts, project_ids_work_without_quota_on_the_mount)
 	close(fd);
 	/* and no quota to ask about: tmpfs has no quotactl ops then */
 	EXPECT_EQ(-ENOSYS, get_quota(78, &dq));
+}
+
+/*
+ * Without size= and nr_inodes= tmpfs reports 0 blocks and 0 inodes; in a
+ * PROJINHERIT directory the project's limits are the only totals there are,
+ * and statfs reports them (ext4 and XFS always have a size to cap them by).
+ */
+TEST_F(opts, statfs_without_size_reports_the_project_limits)
+{
+	struct if_dqblk dq = {
+		.dqb_bhardlimit = 1024, .dqb_ihardlimit = 100,
+		.dqb_valid = QIF_LIMITS,
+	};
+	struct statfs sfs;
+	char buf[8192] = { 1 };
+	int fd;
+
+	do_mount(_metadata, self, "size=0,nr_inodes=0,prjquota");
+	ASSERT_EQ(0, statfs(MNT, &sfs));
+	EXPECT_EQ(0ULL, (unsigned long long)sfs.f_blocks);
+	EXPECT_EQ(0ULL, (unsigned long long)sfs.f_files);
+
+	ASSERT_EQ(0, set_project_dir(MNT "/p", 81));
+	fd = open(MNT, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, guest_prj_quotactl(fd, Q_SETQUOTA, 81, &dq));
+	close(fd);
+	fd = open(MNT "/p/f", O_CREAT | O_WRONLY, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)sizeof(buf), write(fd, buf, sizeof(buf)));
+	close(fd);
+
+	ASSERT_EQ(0, statfs(MNT "/p", &sfs));
+	EXPECT_EQ(1024ULL * 1024, (unsigned long long)sfs.f_blocks * sfs.f_bsize);
+	EXPECT_EQ(1024ULL * 1024 - sizeof(buf),
+		  (unsigned long long)sfs.f_bfree * sfs.f_bsize);
+	EXPECT_EQ(sfs.f_bfree, sfs.f_bavail);
+	EXPECT_EQ(100ULL, (unsigned long long)sfs.f_files);
+	EXPECT_EQ(98ULL, (unsigned long long)sfs.f_ffree);	/* p and p/f */
 }
 
 static long sysfs_long(const char *path)
