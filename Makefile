@@ -7,10 +7,11 @@
 #   make export        write the tree's commits back to patches/
 #   make series-status does the tree hold work that patches/ lacks?
 # Variables: BOOTS="x86_64-test arm-test" narrows make test;
-# SELFCHECK=1 adds the negative controls; BOOT=name picks the run/shell boot.
+# SELFCHECK=1 adds the negative controls; BOOT=name picks the run/shell boot;
+# FORCE=1 reboots unchanged green boots; JOBS=N boots N at a time (2).
 
 BOOT ?= x86_64-lean
-export BOOTS SELFCHECK
+export BOOTS SELFCHECK FORCE JOBS
 
 .PHONY: run shell test bench checkpatch export series-status clean
 
