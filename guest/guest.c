@@ -88,6 +88,18 @@ int guest_set_project(int fd, unsigned int projid, bool inherit)
 	return 0;
 }
 
+int guest_set_project_path(const char *path, unsigned int projid, bool inherit)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = guest_set_project(fd, projid, inherit);
+	close(fd);
+	return ret;
+}
+
 int guest_prj_quotactl(int fd, int cmd, unsigned int id, void *addr)
 {
 	if (syscall(__NR_quotactl_fd, fd, QCMD(cmd, PRJQUOTA), id, addr))

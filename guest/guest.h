@@ -19,6 +19,9 @@ bool guest_mount_has_option(const char *dir, const char *option);
  */
 int guest_set_project(int fd, unsigned int projid, bool inherit);
 
+/* guest_set_project() on the inode at @path. */
+int guest_set_project_path(const char *path, unsigned int projid, bool inherit);
+
 /* quotactl_fd(@fd, QCMD(@cmd, PRJQUOTA), @id, @addr); 0 or -errno. */
 int guest_prj_quotactl(int fd, int cmd, unsigned int id, void *addr);
 

@@ -61,18 +61,6 @@ static int quota_get(const char *mnt, unsigned int id, struct if_dqblk *dq)
 	return ret;
 }
 
-static int set_project(const char *path, unsigned int id, bool inherit)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = guest_set_project(fd, id, inherit);
-	close(fd);
-	return ret;
-}
-
 /* What a walk of the tree says each project of ours uses. */
 struct usage {
 	long long bytes[NR_PROJECTS];
@@ -138,7 +126,7 @@ FIXTURE_SETUP(stress)
 	for (i = 0; i < NR_PROJECTS; i++) {
 		snprintf(path, sizeof(path), "%s/p%d", self->dir, i);
 		ASSERT_EQ(0, mkdir(path, 0755));
-		ASSERT_EQ(0, set_project(path, PRJ_BASE + i, true));
+		ASSERT_EQ(0, guest_set_project_path(path, PRJ_BASE + i, true));
 	}
 	/* files that change projects live here, outside PROJINHERIT */
 	snprintf(path, sizeof(path), "%s/loose", self->dir);
@@ -221,7 +209,7 @@ static int one_op(const char *dir, unsigned int *seed, bool faults, int worker)
 			ret = errno;
 		close(fd);
 		if (!ret)
-			ret = -set_project(a, PRJ_BASE + pb, false);
+			ret = -guest_set_project_path(a, PRJ_BASE + pb, false);
 		return ret == ENOENT ? 0 : ret;
 	default: /* a shared mapping that allocates pages on fault */
 		if (faults)

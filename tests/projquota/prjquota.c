@@ -65,10 +65,6 @@
 #include "kselftest_harness.h"
 #include "guest.h"
 
-#ifndef __NR_quotactl_fd
-#define __NR_quotactl_fd	443
-#endif
-
 /*
  * Project IDs: each test owns PRJ_PER_TEST of them from PRJ_BASE on
  * (prjquota-many.c uses 30000 and up). Below 65536, so
@@ -82,42 +78,6 @@
 #define CHILD_NOCAP	253
 
 static const char *test_dir;
-
-static int prj_quotactl(int fd, int cmd, __u32 id, void *addr)
-{
-	if (syscall(__NR_quotactl_fd, fd, QCMD(cmd, PRJQUOTA), id, addr))
-		return -errno;
-	return 0;
-}
-
-/* As projid.c: set the project ID and PROJINHERIT of @fd; 0 or -errno. */
-static int fd_set_project(int fd, __u32 projid, bool inherit)
-{
-	struct fsxattr fsx;
-
-	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
-		return -errno;
-	fsx.fsx_projid = projid;
-	if (inherit)
-		fsx.fsx_xflags |= FS_XFLAG_PROJINHERIT;
-	else
-		fsx.fsx_xflags &= ~FS_XFLAG_PROJINHERIT;
-	if (ioctl(fd, FS_IOC_FSSETXATTR, &fsx))
-		return -errno;
-	return 0;
-}
-
-static int set_project(const char *path, __u32 projid, bool inherit)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = fd_set_project(fd, projid, inherit);
-	close(fd);
-	return ret;
-}
 
 static int get_projid(const char *path, __u32 *projid)
 {
@@ -270,11 +230,11 @@ FIXTURE_SETUP(prjquota)
 	ASSERT_NE(NULL, mkdtemp(self->dir))
 		TH_LOG("mkdtemp in %s: %s", test_dir, strerror(errno));
 	join(self->pdir, self->dir, "p");
-	ret = set_project(self->dir, 0, false);
+	ret = guest_set_project_path(self->dir, 0, false);
 	if (!ret)
 		ret = mkdir(self->pdir, 0755) ? -errno : 0;
 	if (!ret)
-		ret = set_project(self->pdir, self->prj, true);
+		ret = guest_set_project_path(self->pdir, self->prj, true);
 	if (ret)	/* no teardown after a failed setup */
 		nftw(self->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	ASSERT_EQ(0, ret) TH_LOG("project directory %s in project %u: %s",
@@ -292,7 +252,7 @@ static int set_limits(int mnt_fd, __u32 id, __u64 bsoft_kib, __u64 bhard_kib,
 		.dqb_valid = QIF_LIMITS,
 	};
 
-	return prj_quotactl(mnt_fd, Q_SETQUOTA, id, &dq);
+	return guest_prj_quotactl(mnt_fd, Q_SETQUOTA, id, &dq);
 }
 
 FIXTURE_TEARDOWN(prjquota)
@@ -311,7 +271,7 @@ FIXTURE_TEARDOWN(prjquota)
 			       self->prj + i, strerror(-ret));
 	}
 	if (self->restore_info &&
-	    prj_quotactl(self->mnt_fd, Q_SETINFO, 0, &self->saved_info))
+	    guest_prj_quotactl(self->mnt_fd, Q_SETINFO, 0, &self->saved_info))
 		TH_LOG("cannot restore the grace times: %s", strerror(errno));
 	close(self->mnt_fd);
 }
@@ -330,7 +290,7 @@ static void get_dqblk(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, syncfs(self->mnt_fd)) TH_LOG("syncfs: %s", strerror(errno));
 	memset(dq, 0, sizeof(*dq));
-	ret = prj_quotactl(self->mnt_fd, Q_GETQUOTA, id, dq);
+	ret = guest_prj_quotactl(self->mnt_fd, Q_GETQUOTA, id, dq);
 	ASSERT_EQ(0, ret) TH_LOG("Q_GETQUOTA of project %u: %s", id,
 				 strerror(-ret));
 }
@@ -458,7 +418,7 @@ static void make_project_dir(struct __test_metadata *_metadata,
 
 	join(d, self->dir, name);
 	ASSERT_EQ(0, mkdir(d, 0755)) TH_LOG("mkdir %s: %s", d, strerror(errno));
-	ret = set_project(d, id, true);
+	ret = guest_set_project_path(d, id, true);
 	ASSERT_EQ(0, ret) TH_LOG("project %u on %s: %s", id, d, strerror(-ret));
 }
 
@@ -479,7 +439,7 @@ TEST_F(prjquota, getinfo_succeeds_for_project_quota)
 	int ret;
 
 	memset(&info, 0, sizeof(info));
-	ret = prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &info);
+	ret = guest_prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &info);
 	ASSERT_EQ(0, ret) TH_LOG("Q_GETINFO: %s", strerror(-ret));
 	EXPECT_EQ((__u32)(IIF_BGRACE | IIF_IGRACE),
 		  info.dqi_valid & (IIF_BGRACE | IIF_IGRACE));
@@ -492,7 +452,7 @@ TEST_F(prjquota, xgetqstatv_reports_project_accounting_and_enforcement)
 
 	memset(&st, 0, sizeof(st));
 	st.qs_version = FS_QSTATV_VERSION1;
-	ret = prj_quotactl(self->mnt_fd, Q_XGETQSTATV, 0, &st);
+	ret = guest_prj_quotactl(self->mnt_fd, Q_XGETQSTATV, 0, &st);
 	ASSERT_EQ(0, ret) TH_LOG("Q_XGETQSTATV: %s", strerror(-ret));
 	EXPECT_TRUE(st.qs_flags & FS_QUOTA_PDQ_ACCT)
 		TH_LOG("qs_flags %#x", st.qs_flags);
@@ -530,7 +490,7 @@ TEST_F(prjquota, xgetquota_shows_limits_set_with_setquota)
 	limit(_metadata, self, self->prj, bsoft, bhard, u.inodes + 10,
 	      u.inodes + 20);
 	memset(&d, 0, sizeof(d));
-	ret = prj_quotactl(self->mnt_fd, Q_XGETQUOTA, self->prj, &d);
+	ret = guest_prj_quotactl(self->mnt_fd, Q_XGETQUOTA, self->prj, &d);
 	ASSERT_EQ(0, ret) TH_LOG("Q_XGETQUOTA: %s", strerror(-ret));
 	EXPECT_EQ(FS_PROJ_QUOTA, d.d_flags);
 	EXPECT_EQ(self->prj, d.d_id);
@@ -559,7 +519,7 @@ TEST_F(prjquota, getnextquota_finds_project_with_usage)
 	u = read_usage(_metadata, self, self->prj);
 	for (;;) {
 		memset(&nd, 0, sizeof(nd));
-		ret = prj_quotactl(self->mnt_fd, Q_GETNEXTQUOTA, id, &nd);
+		ret = guest_prj_quotactl(self->mnt_fd, Q_GETNEXTQUOTA, id, &nd);
 		ASSERT_EQ(0, ret) TH_LOG("Q_GETNEXTQUOTA from %u: %s", id,
 					 strerror(-ret));
 		ASSERT_LE(id, nd.dqb_id);
@@ -573,7 +533,7 @@ TEST_F(prjquota, getnextquota_finds_project_with_usage)
 	EXPECT_EQ(2ull, nd.dqb_curinodes);	/* p and p/f */
 
 	/* From the next ID on, this one is not found again. */
-	ret = prj_quotactl(self->mnt_fd, Q_GETNEXTQUOTA, self->prj + 1, &nd);
+	ret = guest_prj_quotactl(self->mnt_fd, Q_GETNEXTQUOTA, self->prj + 1, &nd);
 	if (ret) {
 		EXPECT_EQ(-ENOENT, ret);
 	} else {
@@ -594,7 +554,7 @@ TEST_F(prjquota, getquota_of_unused_project_reports_zero_usage)
 	int ret;
 
 	memset(&dq, 0xff, sizeof(dq));
-	ret = prj_quotactl(self->mnt_fd, Q_GETQUOTA, self->prj + 1, &dq);
+	ret = guest_prj_quotactl(self->mnt_fd, Q_GETQUOTA, self->prj + 1, &dq);
 	ASSERT_EQ(0, ret) TH_LOG("Q_GETQUOTA of unused project %u: %s",
 				 self->prj + 1, strerror(-ret));
 	EXPECT_EQ(0ull, dq.dqb_curspace);
@@ -786,7 +746,7 @@ TEST_F(prjquota, projid_change_moves_usage_to_new_project)
 	fd = data_file(_metadata, ppath(self, f, "f"), 32 * self->bsize);
 	bytes = expect_charged(_metadata, self, fd, base);
 
-	ASSERT_EQ(0, fd_set_project(fd, to, false));
+	ASSERT_EQ(0, guest_set_project(fd, to, false));
 	u = read_usage(_metadata, self, self->prj);
 	EXPECT_EQ(base.space, u.space);
 	EXPECT_EQ(base.inodes, u.inodes);
@@ -807,7 +767,7 @@ static int setproj_child(void *p)
 {
 	struct setproj_args *args = p;
 
-	return -fd_set_project(args->fd, args->projid, false);
+	return -guest_set_project(args->fd, args->projid, false);
 }
 
 /*
@@ -1154,7 +1114,7 @@ TEST_F(prjquota, grace_time_set_with_setinfo_round_trips)
 	struct if_dqinfo info;
 	int ret;
 
-	ret = prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &self->saved_info);
+	ret = guest_prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &self->saved_info);
 	ASSERT_EQ(0, ret) TH_LOG("Q_GETINFO: %s", strerror(-ret));
 	self->saved_info.dqi_valid = IIF_BGRACE | IIF_IGRACE;
 	self->restore_info = true;
@@ -1163,10 +1123,10 @@ TEST_F(prjquota, grace_time_set_with_setinfo_round_trips)
 	info.dqi_bgrace = BGRACE;
 	info.dqi_igrace = IGRACE;
 	info.dqi_valid = IIF_BGRACE | IIF_IGRACE;
-	ret = prj_quotactl(self->mnt_fd, Q_SETINFO, 0, &info);
+	ret = guest_prj_quotactl(self->mnt_fd, Q_SETINFO, 0, &info);
 	ASSERT_EQ(0, ret) TH_LOG("Q_SETINFO: %s", strerror(-ret));
 	memset(&info, 0, sizeof(info));
-	ret = prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &info);
+	ret = guest_prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &info);
 	ASSERT_EQ(0, ret) TH_LOG("Q_GETINFO: %s", strerror(-ret));
 	EXPECT_EQ(BGRACE, info.dqi_bgrace);
 	EXPECT_EQ(IGRACE, info.dqi_igrace);
@@ -1300,7 +1260,7 @@ TEST_F(prjquota, statfs_in_dir_without_projinherit_reports_filesystem)
 
 	join(d, self->dir, "plain");
 	ASSERT_EQ(0, mkdir(d, 0755));
-	ret = set_project(d, self->prj, false);
+	ret = guest_set_project_path(d, self->prj, false);
 	ASSERT_EQ(0, ret) TH_LOG("project of %s: %s", d, strerror(-ret));
 	u = read_usage(_metadata, self, self->prj);
 	limit(_metadata, self, self->prj, 0,

@@ -36,6 +36,7 @@
 #include <linux/fs.h>
 
 #include "kselftest_harness.h"
+#include "guest.h"
 
 /* Below 65536, so that XFS without projid32bit takes them too. */
 #define PRJ_A		4701u
@@ -57,27 +58,6 @@ static int fd_get_project(int fd, __u32 *projid, bool *inherit)
 	return 0;
 }
 
-/*
- * Set the project ID and PROJINHERIT of the inode open at @fd the way
- * chattr -p and xfs_io chproj do: read the fsxattr, change it, write it
- * back. Returns 0 or -errno of the failing ioctl.
- */
-static int fd_set_project(int fd, __u32 projid, bool inherit)
-{
-	struct fsxattr fsx;
-
-	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
-		return -errno;
-	fsx.fsx_projid = projid;
-	if (inherit)
-		fsx.fsx_xflags |= FS_XFLAG_PROJINHERIT;
-	else
-		fsx.fsx_xflags &= ~FS_XFLAG_PROJINHERIT;
-	if (ioctl(fd, FS_IOC_FSSETXATTR, &fsx))
-		return -errno;
-	return 0;
-}
-
 static int get_project(const char *path, __u32 *projid, bool *inherit)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -86,18 +66,6 @@ static int get_project(const char *path, __u32 *projid, bool *inherit)
 	if (fd < 0)
 		return -errno;
 	ret = fd_get_project(fd, projid, inherit);
-	close(fd);
-	return ret;
-}
-
-static int set_project(const char *path, __u32 projid, bool inherit)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = fd_set_project(fd, projid, inherit);
 	close(fd);
 	return ret;
 }
@@ -162,7 +130,7 @@ FIXTURE_SETUP(projid)
 	ASSERT_NE(NULL, mkdtemp(self->dir))
 		TH_LOG("mkdtemp in %s: %s", test_dir, strerror(errno));
 	/* Whatever the tested directory has, start from project 0. */
-	ret = set_project(self->dir, 0, false);
+	ret = guest_set_project_path(self->dir, 0, false);
 	if (ret)
 		rmdir(self->dir);	/* no teardown after a failed setup */
 	ASSERT_EQ(0, ret) TH_LOG("project 0 on %s: %s", self->dir,
@@ -190,7 +158,7 @@ static void make_dir(struct __test_metadata *_metadata,
 
 	path_of(self, buf, name);
 	ASSERT_EQ(0, mkdir(buf, 0755)) TH_LOG("mkdir %s: %s", buf, strerror(errno));
-	ret = set_project(buf, projid, inherit);
+	ret = guest_set_project_path(buf, projid, inherit);
 	ASSERT_EQ(0, ret) TH_LOG("project %u%s on %s: %s", projid,
 				 inherit ? " +P" : "", buf, strerror(-ret));
 }
@@ -224,11 +192,11 @@ TEST_F(projid, fsgetxattr_reports_projid)
 	make_dir(_metadata, self, d, "d", 0, false);
 	expect_project(_metadata, f, 0, false);
 
-	ASSERT_EQ(0, set_project(f, PRJ_A, false));
+	ASSERT_EQ(0, guest_set_project_path(f, PRJ_A, false));
 	expect_project(_metadata, f, PRJ_A, false);
-	ASSERT_EQ(0, set_project(d, PRJ_B, false));
+	ASSERT_EQ(0, guest_set_project_path(d, PRJ_B, false));
 	expect_project(_metadata, d, PRJ_B, false);
-	ASSERT_EQ(0, set_project(f, 0, false));
+	ASSERT_EQ(0, guest_set_project_path(f, 0, false));
 	expect_project(_metadata, f, 0, false);
 }
 
@@ -239,7 +207,7 @@ TEST_F(projid, setflags_keeps_projid)
 	unsigned int flags;
 
 	make_file(_metadata, path_of(self, f, "f"));
-	ASSERT_EQ(0, set_project(f, PRJ_A, false));
+	ASSERT_EQ(0, guest_set_project_path(f, PRJ_A, false));
 	ASSERT_EQ(0, get_flags(f, &flags));
 	ASSERT_EQ(0, set_flags(f, flags | FS_NODUMP_FL));
 	ASSERT_EQ(0, get_flags(f, &flags));
@@ -379,7 +347,7 @@ TEST_F(projid, projinherit_never_sticks_to_a_regular_file)
 	int ret;
 
 	make_file(_metadata, path_of(self, f, "f"));
-	ret = set_project(f, PRJ_A, true);
+	ret = guest_set_project_path(f, PRJ_A, true);
 	if (ret) {
 		EXPECT_EQ(-EOPNOTSUPP, ret);
 		expect_project(_metadata, f, 0, false);
@@ -496,7 +464,7 @@ TEST_F(projid, rename_of_other_project_within_projinherit_dir_gives_exdev)
 
 	make_dir(_metadata, self, a, "a", PRJ_A, true);
 	make_file(_metadata, path_of(self, f, "a/f"));
-	ASSERT_EQ(0, set_project(f, PRJ_B, false));
+	ASSERT_EQ(0, guest_set_project_path(f, PRJ_B, false));
 	EXPECT_EQ(-1, rename(f, path_of(self, t, "a/g")));
 	EXPECT_EQ(EXDEV, errno);
 }
@@ -560,7 +528,7 @@ TEST_F(projid, rename_exchange_checks_both_directions)
 	make_dir(_metadata, self, p, "p", 0, false);
 	make_file(_metadata, path_of(self, f, "a/f"));
 	make_file(_metadata, path_of(self, g, "p/g"));
-	ASSERT_EQ(0, set_project(g, PRJ_B, false));
+	ASSERT_EQ(0, guest_set_project_path(g, PRJ_B, false));
 
 	EXPECT_EQ(-1, renameat2(AT_FDCWD, f, AT_FDCWD, g, RENAME_EXCHANGE));
 	EXPECT_EQ(EXDEV, errno) TH_LOG("a/f <-> p/g: %s", strerror(errno));
@@ -604,7 +572,7 @@ static int set_project_in_userns(void *p)
 
 	if (unshare(CLONE_NEWUSER))
 		return CHILD_SKIP;
-	return -fd_set_project(args->fd, args->projid, args->inherit);
+	return -guest_set_project(args->fd, args->projid, args->inherit);
 }
 
 /*
@@ -620,7 +588,7 @@ TEST_F(projid, projid_change_in_userns_gives_einval)
 	int ret;
 
 	make_file(_metadata, path_of(self, f, "f"));
-	ASSERT_EQ(0, set_project(f, PRJ_A, false));
+	ASSERT_EQ(0, guest_set_project_path(f, PRJ_A, false));
 	args.fd = open(f, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, args.fd);
 	ret = run_child(set_project_in_userns, &args);
@@ -657,7 +625,7 @@ TEST_F(projid, unchanged_projid_in_userns_is_allowed)
 	int ret;
 
 	make_file(_metadata, path_of(self, f, "f"));
-	ASSERT_EQ(0, set_project(f, PRJ_A, false));
+	ASSERT_EQ(0, guest_set_project_path(f, PRJ_A, false));
 	args.fd = open(f, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, args.fd);
 	ret = run_child(set_project_in_userns, &args);
@@ -688,10 +656,10 @@ static int set_project_unprivileged(void *p)
 	if (setgroups(1, &gid) || setresgid(OTHER_ID, OTHER_ID, OTHER_ID) ||
 	    setresuid(OTHER_ID, OTHER_ID, OTHER_ID))
 		return 1;
-	args->res->own_file = -fd_set_project(args->own_fd, PRJ_B, false);
-	args->res->own_file_invalid = -fd_set_project(args->own_fd, ~0u, false);
-	args->res->not_owned = -fd_set_project(args->other_fd, PRJ_B, false);
-	args->res->own_dir_inherit = -fd_set_project(args->dir_fd, PRJ_B, true);
+	args->res->own_file = -guest_set_project(args->own_fd, PRJ_B, false);
+	args->res->own_file_invalid = -guest_set_project(args->own_fd, ~0u, false);
+	args->res->not_owned = -guest_set_project(args->other_fd, PRJ_B, false);
+	args->res->own_dir_inherit = -guest_set_project(args->dir_fd, PRJ_B, true);
 	return 0;
 }
 
@@ -718,8 +686,8 @@ TEST_F(projid, unprivileged_owner_can_set_projid_only_as_fs_ioctl_allows)
 	make_dir(_metadata, self, d, "d", 0, false);
 	ASSERT_EQ(0, chown(own, OTHER_ID, OTHER_ID));
 	ASSERT_EQ(0, chown(d, OTHER_ID, OTHER_ID));
-	ASSERT_EQ(0, set_project(own, PRJ_A, false));
-	ASSERT_EQ(0, set_project(other, PRJ_A, false));
+	ASSERT_EQ(0, guest_set_project_path(own, PRJ_A, false));
+	ASSERT_EQ(0, guest_set_project_path(other, PRJ_A, false));
 
 	/* Opened by root: the child needs no search permission on self->dir. */
 	args.own_fd = open(own, O_RDONLY | O_CLOEXEC);
