@@ -3,6 +3,8 @@
 #   make shell         the same kernel with a shell on the console
 #   make test          every build, every boot, every test; the verdict
 #   make bench         the project-quota benchmark, counted in instructions
+#   make bench-uaccess batched user access: instructions and user-access
+#                      toggles per operation without and with the arch patches
 #   make checkpatch    checkpatch.pl --strict on every patch
 #   make export        write the tree's commits back to patches/
 #   make series-status does the tree hold work that patches/ lacks?
@@ -13,7 +15,7 @@
 BOOT ?= x86_64-lean
 export BOOTS SELFCHECK FORCE JOBS
 
-.PHONY: run shell test bench checkpatch export series-status clean
+.PHONY: run shell test bench bench-uaccess checkpatch export series-status clean
 
 run:
 	@scripts/setup
@@ -32,6 +34,11 @@ bench:
 	@scripts/setup
 	@scripts/build-kernel $$(awk '$$1 == "x86_64-bench" { print $$2 }' bench/boots)
 	@scripts/bench
+
+bench-uaccess:
+	@scripts/setup
+	@scripts/bench-uaccess riscv64
+	@scripts/bench-uaccess arm
 
 checkpatch:
 	@scripts/tree prepare

@@ -12,6 +12,8 @@
  *	harness: suite NAME end status=S seconds=X	(S: exit code, 128+signal
  *							 or "timeout")
  *	harness: end status=S				(last line before power-off)
+ *	harness: expect splat: SUBSTRING		(a test is about to provoke
+ *							 one, see below)
  *
  * A suite's relayed output is TAP 13 / KTAP: only top-level "ok N name" and
  * "not ok N name" lines (optional "# SKIP", "# TODO" or "# XFAIL" directive)
@@ -24,6 +26,14 @@
  * Kernel splats (BUG:, WARNING:, Oops, KASAN:, ... see triggers[]) on kernel
  * lines are failing cases of suite "kernel" unless matched by --allow.  A
  * missing "harness: end" fails case "kernel boot".
+ *
+ * A guest test that provokes a splat on purpose (LKDTM) first writes
+ * "harness: expect splat: SUBSTRING" to /dev/kmsg.  Up to the next marker
+ * line, a splat passes as "splat-expected: ..." if one of its lines
+ * contains SUBSTRING (one provocation can report twice: KASAN, then the
+ * Oops); a splat that does not still fails.  An announcement that no
+ * splat matched before the next marker line is a failing case
+ * "kernel (expected splat did not come: SUBSTRING)".
  *
  * Results are appended to --results, one "arch config suite case result
  * seconds" line per case; failures are shown with context on stdout.
@@ -119,7 +129,13 @@ struct verdict {
 	long scase;		/* open splat's case index, or -1 */
 	long sfirst, slast, sname;
 	int scount, sscore;
+	long sexpect;		/* announcement the open splat must match, -1 */
+
+	long xpend;		/* open "expect splat" line, or -1 */
+	long xhit;		/* splats that matched it */
 };
+
+#define EXPECT_MARK	"expect splat:"
 
 static const char *const triggers[] = {
 	"------------[ cut here ]------------",	/* first: the weakest name */
@@ -453,12 +469,43 @@ static void suite_end(struct verdict *v, struct gsuite *s, long i)
 	}
 }
 
+/* the SUBSTRING of the "harness: expect splat: SUBSTRING" line @i */
+static const char *expect_text(const struct verdict *v, long i)
+{
+	const char *p = skip_ws(v->lines[i].text + strlen("harness:"));
+
+	return skip_ws(p + strlen(EXPECT_MARK));
+}
+
+/* The announcement ends at line @upto: fail it if no splat matched it. */
+static void expect_close(struct verdict *v, long upto)
+{
+	long i = v->xpend;
+	struct tcase *c;
+
+	v->xpend = -1;
+	if (i < 0 || v->xhit)
+		return;
+	c = add_case(v, "kernel", xprintf("(expected splat did not come: %s)",
+					  expect_text(v, i)), R_FAIL, 0);
+	set_ctx(c, i, upto, F_ANY, NULL);
+	c->tail = 0;
+	c->note = xprintf("announced by a guest test; no splat up to the next marker line contained it");
+}
+
 static void marker_line(struct verdict *v, long i)
 {
 	const char *p = skip_ws(v->lines[i].text + strlen("harness:")), *q;
 	struct gsuite *s;
 	char *name;
 
+	expect_close(v, i);
+	if (!strncmp(p, EXPECT_MARK, strlen(EXPECT_MARK)) &&
+	    *expect_text(v, i)) {
+		v->xpend = i;
+		v->xhit = 0;
+		return;
+	}
 	if (word(p, "end")) {
 		if (v->boot_end < 0)
 			v->boot_end = i;
@@ -629,7 +676,7 @@ static void splat_close(struct verdict *v)
 	const char *name = skip_ws(v->lines[v->sname].text);
 	const char *first = v->lines[v->sfirst].text;
 	size_t len = strlen(name);
-	long i;
+	long i, j;
 
 	while (len && isspace((unsigned char)name[len - 1]))
 		len--;
@@ -638,6 +685,17 @@ static void splat_close(struct verdict *v)
 	for (i = 0; i < v->nallow; i++)
 		if (strstr(name, v->allow[i]) || strstr(first, v->allow[i]))
 			break;
+	if (v->sexpect >= 0 && i >= v->nallow) {
+		for (j = v->sfirst; j <= v->slast; j++)
+			if (v->lines[j].kind == L_KERNEL &&
+			    strstr(v->lines[j].text, expect_text(v, v->sexpect)))
+				break;
+		if (j <= v->slast) {
+			i = -1;		/* announced: expected */
+			v->xhit++;
+		}
+	}
+	v->sexpect = -1;
 	if (i < v->nallow) {
 		c->name = xprintf("splat-expected: %.*s", (int)len, name);
 		c->res = R_PASS;
@@ -684,6 +742,7 @@ static void splat_line(struct verdict *v, long i)
 	c->tail = 0;
 	c->note = attribution(v, i);
 	v->scase = v->ncases - 1;
+	v->sexpect = v->xpend;
 	v->sfirst = v->slast = v->sname = i;
 	v->scount = 1;
 	v->sscore = score;
@@ -714,6 +773,7 @@ static void analyse(struct verdict *v)
 	}
 	if (v->scase >= 0)
 		splat_close(v);
+	expect_close(v, v->nlines - 1);
 	kunit_close(v, v->nlines, -1);
 
 	for (i = 0; i < v->nwant; i++) {
@@ -904,7 +964,8 @@ static void add_suites(struct verdict *v, const char *list)
 
 int main(int argc, char **argv)
 {
-	struct verdict v = { .khdr = -1, .scase = -1, .boot_end = -1 };
+	struct verdict v = { .khdr = -1, .scase = -1, .boot_end = -1,
+			     .sexpect = -1, .xpend = -1 };
 	const char *val;
 	int i;
 

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User-access protection stays on outside user access windows: the kernel
+ * must not be able to dereference a user pointer directly (SMAP on x86,
+ * SUM clear on riscv, PAN or domains on ARM), neither before any window
+ * (LKDTM ACCESS_USERSPACE) nor right after one was closed, whether it
+ * ended in a fault that unsafe_get_user() took to its label
+ * (ACCESS_USERSPACE_AFTER_FAULT) or normally (ACCESS_USERSPACE_AFTER_WINDOW).
+ * A missing user_access_end() makes the dereference succeed and LKDTM
+ * print "FAIL: survived bad read": the test fails.
+ *
+ * Each case forks a child that writes the crash type to LKDTM's DIRECT
+ * file; the Oops must kill it, and /dev/kmsg, read from just before the
+ * write, must show "attempting bad read" and no "lkdtm: FAIL". Before the
+ * write the test announces the Oops to the boot verdict with the line
+ * "harness: expect splat: lkdtm_TYPE" in the kernel log: the verdict
+ * accepts the next splat if its lines name that function, and fails the
+ * boot if it does not come.
+ *
+ * Put this suite last in a boot's suite list: after an Oops the kernel is
+ * tainted and lockdep switches itself off, so suites after it run without
+ * lock checking.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+
+#define DIRECT		"/sys/kernel/debug/provoke-crash/DIRECT"
+#define LOG_SIZE	(256 * 1024)
+
+/* Append every /dev/kmsg record after the reader's position to @log. */
+static void read_kmsg(int fd, char *log, size_t size)
+{
+	size_t len = strlen(log);
+	char rec[8192];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten records */
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (len + n + 1 < size) {
+			memcpy(log + len, rec, n + 1);
+			len += n;
+		}
+	}
+}
+
+/*
+ * Provoke LKDTM crash @type in a child; returns the child's wait status
+ * and leaves the kernel's messages since just before the write in @log.
+ */
+static int provoke(struct __test_metadata *_metadata, const char *type,
+		   char *log, size_t size)
+{
+	char expect[128];
+	int kmsg, status;
+	pid_t pid;
+
+	if (access(DIRECT, W_OK))
+		SKIP(return -1, "no LKDTM (%s: %s)", DIRECT, strerror(errno));
+	kmsg = open("/dev/kmsg", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+	snprintf(expect, sizeof(expect), "harness: expect splat: lkdtm_%s",
+		 type);
+	ASSERT_EQ((ssize_t)strlen(expect), write(kmsg, expect, strlen(expect)));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = open(DIRECT, O_WRONLY);
+
+		if (fd < 0 || write(fd, type, strlen(type)) < 0)
+			_exit(2);
+		_exit(0);	/* survived */
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	log[0] = '\0';
+	read_kmsg(kmsg, log, size);
+	close(kmsg);
+	return status;
+}
+
+static void expect_caught(struct __test_metadata *_metadata, const char *type)
+{
+	char *log = calloc(1, LOG_SIZE);
+	int status;
+
+	ASSERT_NE(NULL, log);
+	status = provoke(_metadata, type, log, LOG_SIZE);
+	if (status == -1) {
+		free(log);
+		return;
+	}
+	EXPECT_TRUE(WIFSIGNALED(status))
+		TH_LOG("%s: the child was not killed (exit status %d)", type,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	EXPECT_NE(NULL, strstr(log, "attempting bad read"))
+		TH_LOG("%s: no \"attempting bad read\" in the kernel log", type);
+	EXPECT_EQ(NULL, strstr(log, "lkdtm: FAIL"))
+		TH_LOG("%s: LKDTM says: %.200s", type, strstr(log, "lkdtm: FAIL"));
+	EXPECT_EQ(NULL, strstr(log, "FAIL: survived"));
+	free(log);
+}
+
+TEST(user_access_before_any_window_is_caught)
+{
+	expect_caught(_metadata, "ACCESS_USERSPACE");
+}
+
+TEST(user_access_after_faulting_unsafe_get_user_is_caught)
+{
+	expect_caught(_metadata, "ACCESS_USERSPACE_AFTER_FAULT");
+}
+
+TEST(user_access_after_closed_window_is_caught)
+{
+	expect_caught(_metadata, "ACCESS_USERSPACE_AFTER_WINDOW");
+}
+
+TEST_HARNESS_MAIN
