@@ -145,12 +145,7 @@ FIXTURE(exec) {
 	int npages;
 };
 
-FIXTURE_VARIANT(exec) {
-	int prot_none;
-};
-
-FIXTURE_VARIANT_ADD(exec, unmapped) { .prot_none = 0 };
-FIXTURE_VARIANT_ADD(exec, prot_none) { .prot_none = 1 };
+UA_HOLE_VARIANTS(exec);
 
 FIXTURE_SETUP(exec)
 {

@@ -85,12 +85,7 @@ FIXTURE(dir) {
 	long ps;
 };
 
-FIXTURE_VARIANT(dir) {
-	int prot_none;
-};
-
-FIXTURE_VARIANT_ADD(dir, unmapped) { .prot_none = 0 };
-FIXTURE_VARIANT_ADD(dir, prot_none) { .prot_none = 1 };
+UA_HOLE_VARIANTS(dir);
 
 static long getdents(int fd, void *buf, unsigned int count)
 {

@@ -33,12 +33,7 @@ FIXTURE(iov) {
 	int fd;
 };
 
-FIXTURE_VARIANT(iov) {
-	int prot_none;
-};
-
-FIXTURE_VARIANT_ADD(iov, unmapped) { .prot_none = 0 };
-FIXTURE_VARIANT_ADD(iov, prot_none) { .prot_none = 1 };
+UA_HOLE_VARIANTS(iov);
 
 FIXTURE_SETUP(iov)
 {

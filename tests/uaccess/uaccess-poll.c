@@ -28,12 +28,7 @@ FIXTURE(poll) {
 	short want[NFDS];
 };
 
-FIXTURE_VARIANT(poll) {
-	int prot_none;
-};
-
-FIXTURE_VARIANT_ADD(poll, unmapped) { .prot_none = 0 };
-FIXTURE_VARIANT_ADD(poll, prot_none) { .prot_none = 1 };
+UA_HOLE_VARIANTS(poll);
 
 FIXTURE_SETUP(poll)
 {

@@ -39,12 +39,7 @@ FIXTURE(strings) {
 	char dir[64];
 };
 
-FIXTURE_VARIANT(strings) {
-	int prot_none;
-};
-
-FIXTURE_VARIANT_ADD(strings, unmapped) { .prot_none = 0 };
-FIXTURE_VARIANT_ADD(strings, prot_none) { .prot_none = 1 };
+UA_HOLE_VARIANTS(strings);
 
 FIXTURE_SETUP(strings)
 {

@@ -81,6 +81,17 @@ static inline long ua_page_size(void)
 }
 
 /*
+ * The two kinds of hole every fixture runs with: variant "unmapped" and
+ * variant "prot_none", as variant->prot_none for ua_map_between_holes().
+ */
+#define UA_HOLE_VARIANTS(fixture)					\
+	FIXTURE_VARIANT(fixture) {					\
+		int prot_none;						\
+	};								\
+	FIXTURE_VARIANT_ADD(fixture, unmapped) { .prot_none = 0 };	\
+	FIXTURE_VARIANT_ADD(fixture, prot_none) { .prot_none = 1 }
+
+/*
  * @npages read-write pages with a hole on either side: unmapped (munmap) or,
  * with @prot_none, a PROT_NONE mapping. Filled with @fill. Returns the first
  * page or NULL.
