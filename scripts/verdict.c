@@ -51,7 +51,8 @@
 #include <sys/types.h>
 
 #define CTX_LINES	40	/* context lines shown per failure */
-#define SPLAT_LINES	40	/* a splat without "end trace" stops here */
+#define SPLAT_LINES	100	/* a splat without "end trace" stops here; an
+				 * arm Oops (registers, stack) runs ~70 lines */
 #define NAME_LEN	80	/* splat names are cut to this many bytes */
 #define SHOW_LEN	1000	/* context lines are cut (visibly) beyond this */
 #define KUNIT_INDENT	4	/* indent of KUnit's "# Subtest: SUITE" */
@@ -137,10 +138,14 @@ struct verdict {
 
 #define EXPECT_MARK	"expect splat:"
 
+#define NWEAK	2
 static const char *const triggers[] = {
-	"------------[ cut here ]------------",	/* first: the weakest name */
+	/* first the NWEAK cut-here lines: the weakest names */
+	"------------[ cut here ]------------",	/* WARN(), BUG() */
+	"8<--- cut here ---",			/* arm: faults, die() */
 	"UBSAN:", "BUG:", "WARNING:", "KASAN:", "Oops", "Kernel panic",
 	"general protection fault", "Unable to handle kernel", "kernel BUG at",
+	"Internal error:", "Unhandled fault:",	/* arm die() and faults */
 	"INFO: task ", "rcu: INFO:", "detected stalls",
 	"possible recursive locking", "possible circular locking",
 	"new suspected memory leak", "unreferenced object 0x",
@@ -666,7 +671,7 @@ static int trigger(const char *s)
 
 	for (i = ARRAY_SIZE(triggers); i-- > 0;)
 		if (strstr(s, triggers[i]))
-			return i ? 2 : 1;
+			return i >= NWEAK ? 2 : 1;
 	return 0;
 }
 
