@@ -10,10 +10,11 @@
 #   make series-status does the tree hold work that patches/ lacks?
 # Variables: BOOTS="x86_64-test arm-test" narrows make test;
 # SELFCHECK=1 adds the negative controls; BOOT=name picks the run/shell boot;
-# FORCE=1 reboots unchanged green boots; JOBS=N boots N at a time (2).
+# FORCE=1 reboots unchanged green boots; BOOT_JOBS=N boots N at a time (2);
+# JOBS=N is the kernel builds' make -j (nproc + 1).
 
 BOOT ?= x86_64-lean
-export BOOTS SELFCHECK FORCE JOBS
+export BOOTS SELFCHECK FORCE JOBS BOOT_JOBS
 
 .PHONY: run shell test bench bench-uaccess checkpatch export series-status clean
 
