@@ -106,3 +106,48 @@ int guest_prj_quotactl(int fd, int cmd, unsigned int id, void *addr)
 		return -errno;
 	return 0;
 }
+
+int guest_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (lseek(fd, 0, SEEK_END) < 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+void guest_kmsg_read(int fd, char *log, size_t size)
+{
+	size_t len = strlen(log);
+	char rec[8192];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten records */
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (len + n + 1 < size) {
+			memcpy(log + len, rec, n + 1);
+			len += n;
+		}
+	}
+}
+
+int guest_expect_splat(int fd, const char *what)
+{
+	char line[256];
+	int len = snprintf(line, sizeof(line), "harness: expect splat: %s", what);
+
+	if (len < 0 || (size_t)len >= sizeof(line))
+		return -EINVAL;
+	return write(fd, line, len) == len ? 0 : -errno;
+}

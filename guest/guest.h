@@ -25,4 +25,17 @@ int guest_set_project_path(const char *path, unsigned int projid, bool inherit);
 /* quotactl_fd(@fd, QCMD(@cmd, PRJQUOTA), @id, @addr); 0 or -errno. */
 int guest_prj_quotactl(int fd, int cmd, unsigned int id, void *addr);
 
+/*
+ * The kernel log as tests that provoke splats read it: guest_kmsg_open()
+ * opens /dev/kmsg for reading and writing, positioned after the last
+ * record (fd or -errno); guest_kmsg_read() appends every record after the
+ * position to the string @log (of @size bytes, kept NUL-terminated, records
+ * that do not fit are left out); guest_expect_splat() announces the splat
+ * the next provocation will cause to the boot verdict with the line
+ * "harness: expect splat: @what" (0 or -errno).
+ */
+int guest_kmsg_open(void);
+void guest_kmsg_read(int fd, char *log, size_t size);
+int guest_expect_splat(int fd, const char *what);
+
 #endif

@@ -31,30 +31,10 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
+#include "guest.h"
 
 #define DIRECT		"/sys/kernel/debug/provoke-crash/DIRECT"
 #define LOG_SIZE	(256 * 1024)
-
-/* Append every /dev/kmsg record after the reader's position to @log. */
-static void read_kmsg(int fd, char *log, size_t size)
-{
-	size_t len = strlen(log);
-	char rec[8192];
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)	/* overwritten records */
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		if (len + n + 1 < size) {
-			memcpy(log + len, rec, n + 1);
-			len += n;
-		}
-	}
-}
 
 /*
  * Provoke LKDTM crash @type in a child; returns the child's wait status
@@ -69,12 +49,10 @@ static int provoke(struct __test_metadata *_metadata, const char *type,
 
 	if (access(DIRECT, W_OK))
 		SKIP(return -1, "no LKDTM (%s: %s)", DIRECT, strerror(errno));
-	kmsg = open("/dev/kmsg", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
-	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
-	snprintf(expect, sizeof(expect), "harness: expect splat: lkdtm_%s",
-		 type);
-	ASSERT_EQ((ssize_t)strlen(expect), write(kmsg, expect, strlen(expect)));
+	kmsg = guest_kmsg_open();
+	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(-kmsg));
+	snprintf(expect, sizeof(expect), "lkdtm_%s", type);
+	ASSERT_EQ(0, guest_expect_splat(kmsg, expect));
 
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -87,7 +65,7 @@ static int provoke(struct __test_metadata *_metadata, const char *type,
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	log[0] = '\0';
-	read_kmsg(kmsg, log, size);
+	guest_kmsg_read(kmsg, log, size);
 	close(kmsg);
 	return status;
 }

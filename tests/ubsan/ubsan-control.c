@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "guest.h"
 
 #define DIRECT		"/sys/kernel/debug/provoke-crash/DIRECT"
 #define PARAMS		"/sys/module/ubsan/parameters/"
@@ -87,10 +88,12 @@ static int count_lines(const char *log, const char *what)
 FIXTURE(ubsan) {
 	int kmsg;
 	char *log;
+	unsigned int line;	/* of the bugs.c:line suppression, if added */
 };
 
 FIXTURE_SETUP(ubsan)
 {
+	self->kmsg = -1;
 	if (access(DIRECT, W_OK) || access(DEBUGFS "reset", W_OK))
 		SKIP(return, "needs LKDTM and debugfs ubsan/ (%s)",
 		     strerror(errno));
@@ -99,52 +102,45 @@ FIXTURE_SETUP(ubsan)
 	ASSERT_EQ(0, put(PARAMS "report", "once"));
 	self->log = calloc(1, LOG_SIZE);
 	ASSERT_NE(NULL, self->log);
-	self->kmsg = open("/dev/kmsg", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	ASSERT_LE(0, self->kmsg);
-	ASSERT_LE(0, lseek(self->kmsg, 0, SEEK_END));
+	self->kmsg = guest_kmsg_open();
+	ASSERT_LE(0, self->kmsg) TH_LOG("/dev/kmsg: %s", strerror(-self->kmsg));
 }
 
+/* Undo what a case that failed half-way may have left set. */
 FIXTURE_TEARDOWN(ubsan)
 {
+	char sup[64];
+
 	put(PARAMS "checks", "all");
 	put(PARAMS "report", "once");
-	put(DEBUGFS "suppress", "!drivers/misc/lkdtm/bugs.c");
+	put(DEBUGFS "suppress", "!lkdtm/bugs.c");
+	if (self->line) {
+		snprintf(sup, sizeof(sup), "!drivers/misc/lkdtm/bugs.c:%u",
+			 self->line);
+		put(DEBUGFS "suppress", sup);
+	}
 	put(DEBUGFS "reset", "1");
+	if (self->kmsg >= 0)
+		close(self->kmsg);
 	free(self->log);
 }
 
 static void announce(struct __test_metadata *_metadata, int kmsg)
 {
 	/* not REPORT_LINE itself: the test counts that in the same log */
-	static const char line[] =
-		"harness: expect splat: array-index-out-of-bounds in";
-
-	ASSERT_EQ((ssize_t)strlen(line), write(kmsg, line, strlen(line)));
+	ASSERT_EQ(0, guest_expect_splat(kmsg, "array-index-out-of-bounds in"));
 }
 
 /* Provoke the bounds failure @n times; returns the console lines seen. */
 static int provoke(struct __test_metadata *_metadata, int kmsg, char *log,
 		   int n)
 {
-	char rec[8192];
-	size_t len = 0;
-	ssize_t got;
 	int i;
 
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(0, put(DIRECT, "ARRAY_BOUNDS"));
-	for (;;) {
-		got = read(kmsg, rec, sizeof(rec) - 1);
-		if (got < 0 && errno == EPIPE)
-			continue;
-		if (got <= 0)
-			break;
-		if (len + got + 1 < LOG_SIZE) {
-			memcpy(log + len, rec, got);
-			len += got;
-		}
-	}
-	log[len] = '\0';
+	log[0] = '\0';
+	guest_kmsg_read(kmsg, log, LOG_SIZE);
 	return count_lines(log, REPORT_LINE);
 }
 
@@ -234,6 +230,7 @@ TEST_F(ubsan, sites_lists_the_site_and_file_line_suppresses_it)
 	EXPECT_EQ(0, strncmp(p, "bounds ", 7)) TH_LOG("site line: %s", p);
 	p = strstr(p, "lkdtm/bugs.c:");
 	ASSERT_EQ(1, sscanf(p, "lkdtm/bugs.c:%u:", &line));
+	self->line = line;
 	EXPECT_NE(NULL, strstr(p, " 2")) TH_LOG("site line: %s", p);
 
 	snprintf(sup, sizeof(sup), "drivers/misc/lkdtm/bugs.c:%u", line);
