@@ -8,13 +8,14 @@
 #   make checkpatch    checkpatch.pl --strict on every patch
 #   make export        write the tree's commits back to patches/
 #   make series-status does the tree hold work that patches/ lacks?
-# Variables: BOOTS="x86_64-test arm-test" narrows make test;
+# Variables: BOOTS="x86_64-test arm-test" narrows make test, and
+# BOARDS="arm-raspi0 arm-zynq" narrows it to the boots on those boards;
 # SELFCHECK=1 adds the negative controls; BOOT=name picks the run/shell boot;
 # FORCE=1 reboots unchanged green boots; BOOT_JOBS=N boots N at a time (2);
 # JOBS=N is the kernel builds' make -j (nproc + 1).
 
 BOOT ?= x86_64-lean
-export BOOTS SELFCHECK FORCE JOBS BOOT_JOBS
+export BOOTS BOARDS SELFCHECK FORCE JOBS BOOT_JOBS
 
 .PHONY: run shell test bench bench-uaccess checkpatch export series-status clean
 

@@ -21,6 +21,9 @@
  *                          /debian and run the suites chrooted into it, as
  *                          /harness/NAME
  *   harness.shell=1        after the suites, start /bin/sh on the console
+ *   harness.halt=1         end with a halt, not a reboot (boards whose
+ *                          reset QEMU lacks or the kernel gets wrong; the
+ *                          host stops QEMU at the kernel's "System halted")
  *   harness.mounts=M,...   before the suites, mount each M = NAME:TYPE:OPTS
  *                          on /mnt/NAME: the virtio disk whose serial is
  *                          NAME, or a fresh instance for tmpfs (options are
@@ -401,6 +404,7 @@ int main(void)
 	kmemleak_scan();
 	say("harness: end status=%d", failed);
 	sync();
-	reboot(RB_AUTOBOOT);
+	val = param("halt");
+	reboot(val && !strcmp(val, "1") ? RB_HALT_SYSTEM : RB_AUTOBOOT);
 	return 0;
 }

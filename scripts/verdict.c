@@ -35,6 +35,11 @@
  * splat matched before the next marker line is a failing case
  * "kernel (expected splat did not come: SUBSTRING)".
  *
+ * With --release, --model and --image-sha256, suite "board" records the
+ * kernel version the log shows (it must be --release), the machine model
+ * the kernel read from the device tree (it must be --model) and the image
+ * checksum.
+ *
  * Results are appended to --results, one "arch config suite case result
  * seconds" line per case; failures are shown with context on stdout.
  * Exit status: 0 all passed, 1 something failed, 2 usage or I/O error.
@@ -114,6 +119,9 @@ struct verdict {
 	long nallow;
 	const char *known;	/* --known FILE: "SUITE CASE reason" lines */
 	int kunit;		/* --kunit */
+	const char *release;	/* --release: the built kernel's version */
+	const char *model;	/* --model: the board's device tree model */
+	const char *image_sha;	/* --image-sha256: of the booted image */
 
 	struct line *lines;
 	long nlines;
@@ -149,6 +157,7 @@ static const char *const triggers[] = {
 	"INFO: task ", "rcu: INFO:", "detected stalls",
 	"possible recursive locking", "possible circular locking",
 	"new suspected memory leak", "unreferenced object 0x",
+	"Reboot failed -- System halted",	/* arm: no restart handler */
 };
 
 static void die(const char *fmt, ...)
@@ -753,6 +762,68 @@ static void splat_line(struct verdict *v, long i)
 	v->sscore = score;
 }
 
+/* the rest of the first kernel line that starts with @prefix, or NULL */
+static const char *kernel_field(const struct verdict *v, const char *prefix,
+				long *at)
+{
+	const char *p;
+	long i;
+
+	for (i = 0; i < v->nlines; i++) {
+		if (v->lines[i].kind != L_KERNEL)
+			continue;
+		p = strstr(v->lines[i].text, prefix);
+		if (p) {
+			*at = i;
+			return p + strlen(prefix);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Suite "board": which kernel booted (its version must be the one built,
+ * --release), the machine model the kernel read from the device tree
+ * (must be the board's, --model) and the image's checksum (--image-sha256,
+ * recorded for the comparison across boards of one build).
+ */
+static void board_cases(struct verdict *v)
+{
+	const char *p;
+	struct tcase *c;
+	long at = 0;
+	size_t n;
+
+	if (v->release) {
+		p = kernel_field(v, "Linux version ", &at);
+		n = p ? strcspn(p, " ") : 0;
+		c = add_case(v, "board", xprintf("linux_version=%.*s", (int)n,
+						 p ? p : ""),
+			     p && n == strlen(v->release) &&
+			     !strncmp(p, v->release, n) ? R_PASS : R_FAIL, 0);
+		set_ctx(c, at, at, F_KERNEL, NULL);
+		if (c->res == R_FAIL)
+			c->note = xprintf("the kernel built is %s", v->release);
+	}
+	if (v->model) {
+		p = kernel_field(v, "Machine model: ", &at);
+		n = p ? strlen(p) : 0;
+		while (n && isspace((unsigned char)p[n - 1]))
+			n--;
+		c = add_case(v, "board", xprintf("machine_model=%.*s", (int)n,
+						 p ? p : ""),
+			     p && n == strlen(v->model) &&
+			     !strncmp(p, v->model, n) ? R_PASS : R_FAIL, 0);
+		set_ctx(c, at, at, F_KERNEL, NULL);
+		if (c->res == R_FAIL)
+			c->note = xprintf("the board's device tree model is \"%s\"",
+					  v->model);
+	}
+	if (v->image_sha)
+		add_case(v, "board", xprintf("image_sha256=%s", v->image_sha),
+			 R_PASS, 0);
+}
+
 static void analyse(struct verdict *v)
 {
 	struct gsuite *s;
@@ -796,6 +867,7 @@ static void analyse(struct verdict *v)
 		c = add_case(v, s->name, xprintf("(did not finish)"), R_FAIL, 0);
 		set_ctx(c, s->begin, v->nlines - 1, F_SUITE, s->name);
 	}
+	board_cases(v);
 	if (v->kunit && !v->nkunit) {
 		c = add_case(v, "kunit", xprintf("(none)"), R_FAIL, 0);
 		c->note = xprintf("no KUnit results in the log");
@@ -932,7 +1004,8 @@ static void usage(FILE *f, int status)
 {
 	fputs("usage: verdict --arch ARCH --config CONFIG --log FILE --results FILE\n"
 	      "               [--suites a,b,c] [--kunit] [--allow SUBSTRING]...\n"
-	      "               [--known FILE]\n",
+	      "               [--known FILE] [--release VERSION] [--model MODEL]\n"
+	      "               [--image-sha256 HEX]\n",
 	      f);
 	exit(status);
 }
@@ -991,6 +1064,12 @@ int main(int argc, char **argv)
 			v.allow = xrealloc(v.allow, (size_t)(v.nallow + 1) *
 					   sizeof(*v.allow));
 			v.allow[v.nallow++] = (char *)val;
+		} else if ((val = optval(argc, argv, &i, "--release"))) {
+			v.release = val;
+		} else if ((val = optval(argc, argv, &i, "--model"))) {
+			v.model = val;
+		} else if ((val = optval(argc, argv, &i, "--image-sha256"))) {
+			v.image_sha = val;
 		} else if (!strcmp(argv[i], "--kunit")) {
 			v.kunit = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
