@@ -35,6 +35,13 @@
  * splat matched before the next marker line is a failing case
  * "kernel (expected splat did not come: SUBSTRING)".
  *
+ * With --expect-panic SUBSTRING the boot must end in a panic whose line
+ * ("Kernel panic - not syncing: ...") contains SUBSTRING (a boot that tests
+ * a panic, such as ubsan.report=panic): case "kernel expected_panic"
+ * records it, that splat passes as expected, the suite running when it
+ * came passes as "(ended by the expected panic)", and "kernel boot" needs
+ * the panic instead of "harness: end".
+ *
  * With --release, --model and --image-sha256, suite "board" records the
  * kernel version the log shows (it must be --release), the machine model
  * the kernel read from the device tree (it must be --model) and the image
@@ -122,6 +129,8 @@ struct verdict {
 	const char *release;	/* --release: the built kernel's version */
 	const char *model;	/* --model: the board's device tree model */
 	const char *image_sha;	/* --image-sha256: of the booted image */
+	const char *panic;	/* --expect-panic: the panic the boot ends in */
+	long panic_line;	/* the line of that panic, -1 if absent */
 
 	struct line *lines;
 	long nlines;
@@ -145,6 +154,7 @@ struct verdict {
 };
 
 #define EXPECT_MARK	"expect splat:"
+#define PANIC_LINE	"Kernel panic - not syncing:"
 
 #define NWEAK	2
 static const char *const triggers[] = {
@@ -699,7 +709,10 @@ static void splat_close(struct verdict *v)
 	for (i = 0; i < v->nallow; i++)
 		if (strstr(name, v->allow[i]) || strstr(first, v->allow[i]))
 			break;
-	if (v->sexpect >= 0 && i >= v->nallow) {
+	if (v->panic && v->panic_line >= v->sfirst &&
+	    v->panic_line <= v->slast)
+		i = -1;		/* the panic this boot is for */
+	if (i >= 0 && v->sexpect >= 0 && i >= v->nallow) {
 		for (j = v->sfirst; j <= v->slast; j++)
 			if (v->lines[j].kind == L_KERNEL &&
 			    strstr(v->lines[j].text, expect_text(v, v->sexpect)))
@@ -830,6 +843,12 @@ static void analyse(struct verdict *v)
 	struct tcase *c;
 	long i;
 
+	for (i = 0; v->panic && v->panic_line < 0 && i < v->nlines; i++) {
+		const char *p = strstr(v->lines[i].text, PANIC_LINE);
+
+		if (v->lines[i].kind == L_KERNEL && p && strstr(p, v->panic))
+			v->panic_line = i;
+	}
 	for (i = 0; i < v->nlines; i++) {
 		switch (v->lines[i].kind) {
 		case L_RELAY:
@@ -864,6 +883,11 @@ static void analyse(struct verdict *v)
 		s = &v->suites[i];
 		if (s->begin < 0 || s->end >= 0)
 			continue;
+		if (v->panic_line > s->begin) {
+			add_case(v, s->name, xprintf("(ended by the expected panic)"),
+				 R_PASS, 0);
+			continue;
+		}
 		c = add_case(v, s->name, xprintf("(did not finish)"), R_FAIL, 0);
 		set_ctx(c, s->begin, v->nlines - 1, F_SUITE, s->name);
 	}
@@ -872,7 +896,20 @@ static void analyse(struct verdict *v)
 		c = add_case(v, "kunit", xprintf("(none)"), R_FAIL, 0);
 		c->note = xprintf("no KUnit results in the log");
 	}
-	if (v->boot_end >= 0) {
+	if (v->panic) {
+		c = add_case(v, "kernel", xprintf("expected_panic"),
+			     v->panic_line >= 0 ? R_PASS : R_FAIL, 0);
+		if (v->panic_line < 0) {
+			set_ctx(c, v->nlines - CTX_LINES, v->nlines - 1, F_ANY,
+				NULL);
+			c->note = xprintf("no \"%s ...%s...\" in the log",
+					  PANIC_LINE, v->panic);
+		}
+	}
+	if (v->panic && v->panic_line >= 0) {
+		add_case(v, "kernel", xprintf("boot"), R_PASS,
+			 dur(0, v->lines[v->panic_line].ts));
+	} else if (v->boot_end >= 0 && !v->panic) {
 		add_case(v, "kernel", xprintf("boot"), R_PASS,
 			 dur(0, v->lines[v->boot_end].ts));
 	} else {
@@ -881,7 +918,9 @@ static void analyse(struct verdict *v)
 		c = add_case(v, "kernel", xprintf("boot"), R_FAIL,
 			     v->nlines ? dur(0, v->lines[i].ts) : 0);
 		set_ctx(c, v->nlines - CTX_LINES, v->nlines - 1, F_ANY, NULL);
-		c->note = xprintf("no \"harness: end\": crash, panic or timeout");
+		c->note = v->panic ?
+			xprintf("the boot did not end in the expected panic") :
+			xprintf("no \"harness: end\": crash, panic or timeout");
 	}
 }
 
@@ -1005,7 +1044,7 @@ static void usage(FILE *f, int status)
 	fputs("usage: verdict --arch ARCH --config CONFIG --log FILE --results FILE\n"
 	      "               [--suites a,b,c] [--kunit] [--allow SUBSTRING]...\n"
 	      "               [--known FILE] [--release VERSION] [--model MODEL]\n"
-	      "               [--image-sha256 HEX]\n",
+	      "               [--image-sha256 HEX] [--expect-panic SUBSTRING]\n",
 	      f);
 	exit(status);
 }
@@ -1043,7 +1082,7 @@ static void add_suites(struct verdict *v, const char *list)
 int main(int argc, char **argv)
 {
 	struct verdict v = { .khdr = -1, .scase = -1, .boot_end = -1,
-			     .sexpect = -1, .xpend = -1 };
+			     .sexpect = -1, .xpend = -1, .panic_line = -1 };
 	const char *val;
 	int i;
 
@@ -1070,6 +1109,8 @@ int main(int argc, char **argv)
 			v.model = val;
 		} else if ((val = optval(argc, argv, &i, "--image-sha256"))) {
 			v.image_sha = val;
+		} else if ((val = optval(argc, argv, &i, "--expect-panic"))) {
+			v.panic = val;
 		} else if (!strcmp(argv[i], "--kunit")) {
 			v.kunit = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ubsan.report=panic (patch 0023), in a boot of its own: tests/boots gives
+ * it "cmdline=ubsan.report=panic" and "expect-panic=ubsan.report=panic",
+ * and the verdict (--expect-panic) checks that the boot ends in the panic
+ * "UBSAN: panic because of ubsan.report=panic" after the report.
+ *
+ * The program checks that the boot parameter took (the module parameter
+ * reads "panic") and that panic_on_warn is off, so that it is the
+ * parameter that panics, then provokes one failed check (LKDTM
+ * ARRAY_BOUNDS, one array-index-out-of-bounds). If the write returns, the
+ * kernel survived its first report: the test fails.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "guest.h"
+
+#define DIRECT	"/sys/kernel/debug/provoke-crash/DIRECT"
+#define REPORT	"/sys/module/ubsan/parameters/report"
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+TEST(report_panic_panics_at_the_first_report)
+{
+	char buf[64];
+	int fd, kmsg;
+	ssize_t n;
+
+	ASSERT_EQ(0, read_file(REPORT, buf, sizeof(buf)));
+	ASSERT_STREQ("panic\n", buf);
+	ASSERT_EQ(0, read_file("/proc/sys/kernel/panic_on_warn", buf,
+			       sizeof(buf)));
+	ASSERT_STREQ("0\n", buf);
+
+	kmsg = guest_kmsg_open();
+	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(-kmsg));
+	fd = open(DIRECT, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG(DIRECT ": %s", strerror(errno));
+	ASSERT_EQ(0, guest_expect_splat(kmsg, "array-index-out-of-bounds in"));
+	/* does not return: the kernel panics in this write */
+	n = write(fd, "ARRAY_BOUNDS", strlen("ARRAY_BOUNDS"));
+	TH_LOG("ARRAY_BOUNDS returned %zd: the kernel did not panic", n);
+	ASSERT_TRUE(0);
+}
+
+TEST_HARNESS_MAIN
