@@ -841,7 +841,7 @@ static void analyse(struct verdict *v)
 {
 	struct gsuite *s;
 	struct tcase *c;
-	long i;
+	long i, end;
 
 	for (i = 0; v->panic && v->panic_line < 0 && i < v->nlines; i++) {
 		const char *p = strstr(v->lines[i].text, PANIC_LINE);
@@ -906,12 +906,11 @@ static void analyse(struct verdict *v)
 					  PANIC_LINE, v->panic);
 		}
 	}
-	if (v->panic && v->panic_line >= 0) {
+	/* a boot ends at "harness: end", or at the panic it expects */
+	end = v->panic ? v->panic_line : v->boot_end;
+	if (end >= 0) {
 		add_case(v, "kernel", xprintf("boot"), R_PASS,
-			 dur(0, v->lines[v->panic_line].ts));
-	} else if (v->boot_end >= 0 && !v->panic) {
-		add_case(v, "kernel", xprintf("boot"), R_PASS,
-			 dur(0, v->lines[v->boot_end].ts));
+			 dur(0, v->lines[end].ts));
 	} else {
 		for (i = v->nlines - 1; i > 0 && v->lines[i].ts < 0; i--)
 			;
