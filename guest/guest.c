@@ -19,6 +19,28 @@
 #define __NR_quotactl_fd 443	/* the same on every architecture */
 #endif
 
+int guest_read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	size_t len = 0;
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return -errno;
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len))) {
+		if (n < 0) {
+			err = -errno;
+			len = 0;
+			break;
+		}
+		len += n;
+	}
+	buf[len] = '\0';
+	close(fd);
+	return err;
+}
+
 static void read_line(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "re");

@@ -9,6 +9,12 @@
 /* Find the virtio disk with serial @serial; write "/dev/vdX" into @dev. */
 int guest_find_disk(const char *serial, char *dev, size_t size);
 
+/*
+ * The file at @path, up to @size - 1 bytes, as a string in @buf (empty if
+ * it cannot be read). Returns 0 or -errno.
+ */
+int guest_read_file(const char *path, char *buf, size_t size);
+
 /* True if the mount at @dir lists @option in /proc/self/mounts. */
 bool guest_mount_has_option(const char *dir, const char *option);
 

@@ -58,18 +58,7 @@ static int put(const char *path, const char *val)
 
 static char *get(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, len = 0;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return NULL;
-	while (len < (ssize_t)size - 1 &&
-	       (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-	return buf;
+	return guest_read_file(path, buf, size) ? NULL : buf;
 }
 
 static int class_stats(const char *class, struct stats *st)

@@ -24,31 +24,16 @@
 #define DIRECT	"/sys/kernel/debug/provoke-crash/DIRECT"
 #define REPORT	"/sys/module/ubsan/parameters/report"
 
-static int read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
 TEST(report_panic_panics_at_the_first_report)
 {
 	char buf[64];
 	int fd, kmsg;
 	ssize_t n;
 
-	ASSERT_EQ(0, read_file(REPORT, buf, sizeof(buf)));
+	ASSERT_EQ(0, guest_read_file(REPORT, buf, sizeof(buf)));
 	ASSERT_STREQ("panic\n", buf);
-	ASSERT_EQ(0, read_file("/proc/sys/kernel/panic_on_warn", buf,
-			       sizeof(buf)));
+	ASSERT_EQ(0, guest_read_file("/proc/sys/kernel/panic_on_warn", buf,
+				     sizeof(buf)));
 	ASSERT_STREQ("0\n", buf);
 
 	kmsg = guest_kmsg_open();
