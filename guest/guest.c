@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <mntent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -157,6 +158,9 @@ void guest_kmsg_read(int fd, char *log, size_t size)
 		if (n <= 0)
 			break;
 		rec[n] = '\0';
+		/* "PRIO,SEQ,...": facility 0 is the kernel's own records */
+		if (strtol(rec, NULL, 10) >> 3)
+			continue;
 		if (len + n + 1 < size) {
 			memcpy(log + len, rec, n + 1);
 			len += n;

@@ -36,7 +36,9 @@ int guest_prj_quotactl(int fd, int cmd, unsigned int id, void *addr);
  * opens /dev/kmsg for reading and writing, positioned after the last
  * record (fd or -errno); guest_kmsg_read() appends every record after the
  * position to the string @log (of @size bytes, kept NUL-terminated, records
- * that do not fit are left out); guest_expect_splat() announces the splat
+ * that do not fit are left out), the kernel's own records only: the lines
+ * user space wrote (init relays every suite's output through /dev/kmsg)
+ * are skipped; guest_expect_splat() announces the splat
  * the next provocation will cause to the boot verdict with the line
  * "harness: expect splat: @what" (0 or -errno).
  */

@@ -12,8 +12,10 @@
  *   harness: suite NAME end status=S seconds=T
  *   harness: end status=N                 N: suites that did not exit 0
  *
- * Every line carries a timestamp in the kernel's printk format, so that the
- * host reads guest and kernel lines alike. Kernel command line:
+ * Every line is a kernel log record written to /dev/kmsg (see put_line()),
+ * so that it carries the kernel's timestamp, the host reads guest and
+ * kernel lines alike, and no kernel line can land inside a guest line on
+ * the console. Kernel command line:
  *
  *   harness.suites=a,b,c   run /tests/a, /tests/b, /tests/c in that order
  *   harness.timeout=S      per-suite timeout in seconds (default 300)
@@ -73,19 +75,77 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* One console line with a printk-style timestamp. */
+/*
+ * Console lines go into the kernel log through /dev/kmsg once it is open:
+ * the serial driver prints a printk record in one piece, but interleaves
+ * what user space writes to the console with printk records at any byte,
+ * so that a kernel line printed while a suite's line was on its way could
+ * land in the middle of it and be lost to the verdict. Before that, and if
+ * /dev/kmsg cannot be used, they go to stdout with a timestamp of their own
+ * in the printk format.
+ */
+static int kmsg_fd = -1;
+
+/* devkmsg_write() refuses records over 1024 bytes, "<5>" included */
+#define KMSG_TEXT_MAX	1000
+
+/* One line: @prefix then @text, as kernel log records of bounded size. */
+static void put_line(const char *prefix, const char *text)
+{
+	int pl = strnlen(prefix, KMSG_TEXT_MAX / 4), n, len;
+	size_t left = strlen(text);
+	char rec[KMSG_TEXT_MAX + 8];
+	struct timespec ts;
+
+	while (kmsg_fd >= 0) {
+		n = left < (size_t)(KMSG_TEXT_MAX - pl) ? (int)left :
+						       KMSG_TEXT_MAX - pl;
+		len = snprintf(rec, sizeof(rec), "<5>%.*s%.*s", pl, prefix,
+			       n, text);
+		if (write(kmsg_fd, rec, len) != len)
+			break;
+		text += n;
+		left -= n;
+		if (!left)
+			return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	printf("[%5ld.%06ld] %s%s\n", (long)ts.tv_sec, ts.tv_nsec / 1000,
+	       prefix, text);
+	fflush(stdout);
+}
+
 static void say(const char *fmt, ...)
 {
-	struct timespec ts;
+	static char line[LINE_MAX_LEN + 1];
 	va_list ap;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	printf("[%5ld.%06ld] ", (long)ts.tv_sec, ts.tv_nsec / 1000);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
+	put_line("", line);
+}
+
+static void kmsg_setup(void)
+{
+	char val[16] = "";
+	int fd;
+
+	/*
+	 * The default, "ratelimit", drops all but 10 lines in 5 s; the write
+	 * fails if printk.devkmsg= on the command line locked the setting.
+	 */
+	fd = open("/proc/sys/kernel/printk_devkmsg", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "on", 2) < 0 && errno != EINVAL)
+			say("harness: printk_devkmsg: %s", strerror(errno));
+		if (pread(fd, val, sizeof(val) - 1, 0) < 0)
+			val[0] = '\0';
+		close(fd);
+	}
+	if (strncmp(val, "on", 2))
+		return;
+	kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
 }
 
 static void do_mount(const char *src, const char *dst, const char *type,
@@ -177,20 +237,21 @@ static int setup_chroot(const char *serial)
 /* Relay the suite's output line by line, with timestamp and suite prefix. */
 static void relay(const char *name, char *buf, size_t *len, int flush)
 {
-	char *start = buf, *nl;
+	char *start = buf, *nl, prefix[128];
 
+	snprintf(prefix, sizeof(prefix), "%s| ", name);
 	while ((nl = memchr(start, '\n', *len - (start - buf)))) {
 		*nl = '\0';
 		if (nl > start && nl[-1] == '\r')
 			nl[-1] = '\0';
-		say("%s| %s", name, start);
+		put_line(prefix, start);
 		start = nl + 1;
 	}
 	*len -= start - buf;
 	memmove(buf, start, *len);
 	if (*len && (flush || *len == LINE_MAX_LEN)) {
 		buf[*len] = '\0';
-		say("%s| %s", name, buf);
+		put_line(prefix, buf);
 		*len = 0;
 	}
 }
@@ -325,7 +386,7 @@ static void kmemleak_scan(void)
 	const char *path = "/sys/kernel/debug/kmemleak";
 	char line[1024];
 	FILE *f;
-	int fd, kmsg;
+	int fd;
 
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -334,15 +395,12 @@ static void kmemleak_scan(void)
 		say("harness: kmemleak scan: %s", strerror(errno));
 	close(fd);
 	f = fopen(path, "re");
-	kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
 	while (f && fgets(line, sizeof(line), f)) {
-		if (kmsg < 0 || write(kmsg, line, strlen(line)) < 0)
-			fputs(line, stdout);
+		line[strcspn(line, "\n")] = '\0';
+		put_line("", line);
 	}
 	if (f)
 		fclose(f);
-	if (kmsg >= 0)
-		close(kmsg);
 }
 
 int main(void)
@@ -355,6 +413,7 @@ int main(void)
 	do_mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	do_mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	do_mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
+	kmsg_setup();
 	setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	setenv("HOME", "/root", 1);
 	setenv("TERM", "dumb", 1);

@@ -42,6 +42,9 @@
  * came passes as "(ended by the expected panic)", and "kernel boot" needs
  * the panic instead of "harness: end".
  *
+ * A guest line with a kernel line's timestamp inside it (the console mixed
+ * the two) fails case "console kernel_line_inside_a_guest_line".
+ *
  * With --release, --model and --image-sha256, suite "board" records the
  * kernel version the log shows (it must be --release), the machine model
  * the kernel read from the device tree (it must be --model) and the image
@@ -837,6 +840,55 @@ static void board_cases(struct verdict *v)
 			 R_PASS, 0);
 }
 
+/* "[    1.234567]" somewhere in @s: a kernel line's start */
+static int has_timestamp(const char *s)
+{
+	const char *p, *q;
+	size_t n;
+
+	for (p = strchr(s, '['); p; p = strchr(p + 1, '[')) {
+		q = p + 1 + strspn(p + 1, " ");
+		n = strspn(q, "0123456789");
+		if (!n || q[n] != '.')
+			continue;
+		q += n + 1;
+		n = strspn(q, "0123456789");
+		if (n == 6 && q[n] == ']')
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The console interleaves the bytes user space writes with printk records;
+ * a kernel line that landed inside a guest line is lost to the verdict
+ * (a splat's lines, an announcement) and the guest line is cut.  init
+ * relays through /dev/kmsg so that it cannot happen; if it does, say so.
+ */
+static void glued_lines(struct verdict *v)
+{
+	long i, first = -1, n = 0;
+	struct tcase *c;
+
+	for (i = 0; i < v->nlines; i++) {
+		const struct line *l = &v->lines[i];
+
+		if ((l->kind == L_RELAY && has_timestamp(l->body)) ||
+		    (l->kind == L_MARKER && has_timestamp(l->text))) {
+			if (first < 0)
+				first = i;
+			n++;
+		}
+	}
+	if (!n)
+		return;
+	c = add_case(v, "console", xprintf("kernel_line_inside_a_guest_line"),
+		     R_FAIL, 0);
+	set_ctx(c, first, first, F_ANY, NULL);
+	c->note = xprintf("%ld guest line(s) with a kernel line inside, the first shown: the verdict cannot read either",
+			  n);
+}
+
 static void analyse(struct verdict *v)
 {
 	struct gsuite *s;
@@ -892,6 +944,7 @@ static void analyse(struct verdict *v)
 		set_ctx(c, s->begin, v->nlines - 1, F_SUITE, s->name);
 	}
 	board_cases(v);
+	glued_lines(v);
 	if (v->kunit && !v->nkunit) {
 		c = add_case(v, "kunit", xprintf("(none)"), R_FAIL, 0);
 		c->note = xprintf("no KUnit results in the log");
