@@ -69,11 +69,13 @@ arch_vars() {
 	esac
 }
 
-# State of the tree's source: HEAD plus any uncommitted change.
+# State of the tree's source: HEAD plus any uncommitted change, new files
+# with their contents.
 tree_state() {
 	{
 		tgit rev-parse HEAD
 		tgit diff HEAD
-		tgit ls-files --others --exclude-standard
+		(cd "$TREE" && git ls-files -z --others --exclude-standard |
+			xargs -0r sha256sum)
 	} | sha256sum | cut -c1-16
 }
