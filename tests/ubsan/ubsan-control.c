@@ -2,15 +2,19 @@
 /*
  * UBSAN run-time control (patches 0023-0024): ubsan.report= and ubsan.checks= in
  * /sys/module/ubsan/parameters, and debugfs ubsan/{stats,sites,suppress,
- * reset}, driven with one failing check the test can repeat at will: LKDTM
- * ARRAY_BOUNDS writes one byte past an 8-byte array, one bounds failure at
- * one site per write.
+ * reset}, class by class: LKDTM's UBSAN_* crash types (patch 0026) each
+ * fail one check of one class at one site of drivers/misc/lkdtm/ubsan.c,
+ * which is built with every check GCC emits in C, as often as the test
+ * writes the type. Every case runs for each class (the fixture variants):
+ * shift, bounds, divide, overflow, negate, null, alignment, object-size
+ * and bool. GCC has no enum check for C and no alignment-assumption check;
+ * unreachable panics and has boots of its own (ubsan-unreachable.c).
  *
- * Each case resets the counters and the sites, sets the mode, provokes the
- * failure N times and checks both the counters of class "bounds" and the
- * console (/dev/kmsg, read from just before the first write) for
- * "UBSAN: array-index-out-of-bounds". Cases that expect reports announce
- * them to the boot verdict first ("harness: expect splat: ...").
+ * Each case resets the counters, the sites and the rate limit, sets the
+ * mode, provokes the failure N times and checks both the class's counters
+ * and the console (/dev/kmsg, read from just before the first write) for
+ * "UBSAN: REASON in .../drivers/misc/lkdtm/ubsan.c". Cases that expect reports
+ * announce them to the boot verdict first ("harness: expect splat: ...").
  *
  * The positive control is the tree's lib/test_ubsan.c (a module: the test
  * builds carry it in /lib/modules): loaded with the defaults, each of its
@@ -35,7 +39,7 @@
 #define DIRECT		"/sys/kernel/debug/provoke-crash/DIRECT"
 #define PARAMS		"/sys/module/ubsan/parameters/"
 #define DEBUGFS		"/sys/kernel/debug/ubsan/"
-#define REPORT_LINE	"UBSAN: array-index-out-of-bounds"
+#define SITE_FILE	"drivers/misc/lkdtm/ubsan.c"
 #define LOG_SIZE	(256 * 1024)
 #define TEST_UBSAN_KO	"/lib/modules/test_ubsan.ko"
 
@@ -75,34 +79,129 @@ static int class_stats(const char *class, struct stats *st)
 	return -1;
 }
 
-static int count_lines(const char *log, const char *what)
+/* The lines of @log that hold both @what and @where. */
+static int count_lines(const char *log, const char *what, const char *where)
 {
+	const char *end;
 	int n = 0;
 
-	for (log = strstr(log, what); log; log = strstr(log + 1, what))
-		n++;
+	for (; *log; log = end + (*end == '\n')) {
+		end = strchrnul(log, '\n');
+		if (memmem(log, end - log, what, strlen(what)) &&
+		    memmem(log, end - log, where, strlen(where)))
+			n++;
+	}
 	return n;
 }
 
-FIXTURE(ubsan) {
+/* Whether the comma list @list (a checks= value) has the class @name. */
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = list; *p; p += strcspn(p, ",\n"), p += *p == ',') {
+		if (!strncmp(p, name, n) && (!p[n] || strchr(",\n", p[n])))
+			return 1;
+		if (*p == '\n')
+			break;
+	}
+	return 0;
+}
+
+/* What the fixture needs, for both fixtures. */
+struct ubsan_state {
 	int kmsg;
 	char *log;
-	unsigned int line;	/* of the bugs.c:line suppression, if added */
 };
 
-FIXTURE_SETUP(ubsan)
+static void setup(struct __test_metadata *_metadata, struct ubsan_state *st)
 {
-	self->kmsg = -1;
+	st->kmsg = -1;
 	if (access(DIRECT, W_OK) || access(DEBUGFS "reset", W_OK))
 		SKIP(return, "needs LKDTM and debugfs ubsan/ (%s)",
 		     strerror(errno));
 	ASSERT_EQ(0, put(DEBUGFS "reset", "1"));
 	ASSERT_EQ(0, put(PARAMS "checks", "all"));
 	ASSERT_EQ(0, put(PARAMS "report", "once"));
-	self->log = calloc(1, LOG_SIZE);
-	ASSERT_NE(NULL, self->log);
-	self->kmsg = guest_kmsg_open();
-	ASSERT_LE(0, self->kmsg) TH_LOG("/dev/kmsg: %s", strerror(-self->kmsg));
+	st->log = calloc(1, LOG_SIZE);
+	ASSERT_NE(NULL, st->log);
+	st->kmsg = guest_kmsg_open();
+	ASSERT_LE(0, st->kmsg) TH_LOG("/dev/kmsg: %s", strerror(-st->kmsg));
+}
+
+static void teardown(struct ubsan_state *st)
+{
+	put(PARAMS "checks", "all");
+	put(PARAMS "report", "once");
+	put(DEBUGFS "reset", "1");
+	if (st->kmsg >= 0)
+		close(st->kmsg);
+	free(st->log);
+}
+
+FIXTURE(ubsan) {
+	struct ubsan_state st;
+	unsigned int line;	/* of the file:line suppression, if added */
+	char report[128];	/* "UBSAN: REASON in " (then SITE_FILE) */
+};
+
+FIXTURE_VARIANT(ubsan) {
+	const char *class;	/* in stats, sites and ubsan.checks= */
+	const char *type;	/* the LKDTM crash type */
+	const char *reason;	/* of the report: "UBSAN: REASON in ..." */
+};
+
+FIXTURE_VARIANT_ADD(ubsan, shift) {
+	.class = "shift", .type = "UBSAN_SHIFT",
+	.reason = "shift-out-of-bounds",
+};
+
+FIXTURE_VARIANT_ADD(ubsan, bounds) {
+	.class = "bounds", .type = "UBSAN_BOUNDS",
+	.reason = "array-index-out-of-bounds",
+};
+
+FIXTURE_VARIANT_ADD(ubsan, divide) {
+	.class = "divide", .type = "UBSAN_DIVIDE",
+	.reason = "division-overflow",
+};
+
+FIXTURE_VARIANT_ADD(ubsan, overflow) {
+	.class = "overflow", .type = "UBSAN_OVERFLOW",
+	.reason = "signed-integer-overflow",
+};
+
+FIXTURE_VARIANT_ADD(ubsan, negate) {
+	.class = "negate", .type = "UBSAN_NEGATE",
+	.reason = "negation-overflow",
+};
+
+FIXTURE_VARIANT_ADD(ubsan, null) {
+	.class = "null", .type = "UBSAN_NULL",
+	.reason = "null-ptr-deref",
+};
+
+FIXTURE_VARIANT_ADD(ubsan, alignment) {
+	.class = "alignment", .type = "UBSAN_ALIGNMENT",
+	.reason = "misaligned-access",
+};
+
+FIXTURE_VARIANT_ADD(ubsan, object_size) {
+	.class = "object-size", .type = "UBSAN_OBJECT_SIZE",
+	.reason = "object-size-mismatch",
+};
+
+FIXTURE_VARIANT_ADD(ubsan, bool) {
+	.class = "bool", .type = "UBSAN_BOOL",
+	.reason = "invalid-load",
+};
+
+FIXTURE_SETUP(ubsan)
+{
+	snprintf(self->report, sizeof(self->report), "UBSAN: %s in ",
+		 variant->reason);
+	setup(_metadata, &self->st);
 }
 
 /* Undo what a case that failed half-way may have left set. */
@@ -110,46 +209,46 @@ FIXTURE_TEARDOWN(ubsan)
 {
 	char sup[64];
 
-	put(PARAMS "checks", "all");
-	put(PARAMS "report", "once");
-	put(DEBUGFS "suppress", "!lkdtm/bugs.c");
+	put(DEBUGFS "suppress", "!lkdtm/ubsan.c");
 	if (self->line) {
-		snprintf(sup, sizeof(sup), "!drivers/misc/lkdtm/bugs.c:%u",
-			 self->line);
+		snprintf(sup, sizeof(sup), "!" SITE_FILE ":%u", self->line);
 		put(DEBUGFS "suppress", sup);
 	}
-	put(DEBUGFS "reset", "1");
-	if (self->kmsg >= 0)
-		close(self->kmsg);
-	free(self->log);
+	teardown(&self->st);
 }
 
-static void announce(struct __test_metadata *_metadata, int kmsg)
+/*
+ * Tell the boot verdict that reports come, from lkdtm/ubsan.c (the path
+ * in a report is the source's, absolute with O= builds).
+ */
+static void announce(struct __test_metadata *_metadata,
+		     const FIXTURE_VARIANT(ubsan) *variant, int kmsg)
 {
-	/* not REPORT_LINE itself: the test counts that in the same log */
-	ASSERT_EQ(0, guest_expect_splat(kmsg, "array-index-out-of-bounds in"));
+	ASSERT_EQ(0, guest_expect_splat(kmsg, SITE_FILE ":"));
 }
 
-/* Provoke the bounds failure @n times; returns the console lines seen. */
-static int provoke(struct __test_metadata *_metadata, int kmsg, char *log,
-		   int n)
+/* Provoke the variant's failure @n times; returns the reports printed. */
+static int provoke(struct __test_metadata *_metadata,
+		   const FIXTURE_VARIANT(ubsan) *variant,
+		   FIXTURE_DATA(ubsan) *self, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, put(DIRECT, "ARRAY_BOUNDS"));
-	log[0] = '\0';
-	guest_kmsg_read(kmsg, log, LOG_SIZE);
-	return count_lines(log, REPORT_LINE);
+		ASSERT_EQ(0, put(DIRECT, variant->type))
+			TH_LOG("LKDTM %s: %s", variant->type, strerror(errno));
+	self->st.log[0] = '\0';
+	guest_kmsg_read(self->st.kmsg, self->st.log, LOG_SIZE);
+	return count_lines(self->st.log, self->report, SITE_FILE ":");
 }
 
 TEST_F(ubsan, once_reports_a_site_once_and_counts_every_failure)
 {
 	struct stats st;
 
-	announce(_metadata, self->kmsg);
-	EXPECT_EQ(1, provoke(_metadata, self->kmsg, self->log, 3));
-	ASSERT_EQ(0, class_stats("bounds", &st));
+	announce(_metadata, variant, self->st.kmsg);
+	EXPECT_EQ(1, provoke(_metadata, variant, self, 3));
+	ASSERT_EQ(0, class_stats(variant->class, &st));
 	EXPECT_EQ(1, st.reported);
 	EXPECT_EQ(3, st.counted);
 	EXPECT_EQ(0, st.suppressed);
@@ -160,9 +259,9 @@ TEST_F(ubsan, all_reports_every_failure)
 	struct stats st;
 
 	ASSERT_EQ(0, put(PARAMS "report", "all"));
-	announce(_metadata, self->kmsg);
-	EXPECT_EQ(3, provoke(_metadata, self->kmsg, self->log, 3));
-	ASSERT_EQ(0, class_stats("bounds", &st));
+	announce(_metadata, variant, self->st.kmsg);
+	EXPECT_EQ(3, provoke(_metadata, variant, self, 3));
+	ASSERT_EQ(0, class_stats(variant->class, &st));
 	EXPECT_EQ(3, st.reported);
 	EXPECT_EQ(3, st.counted);
 }
@@ -173,13 +272,13 @@ TEST_F(ubsan, all_is_rate_limited)
 	int seen;
 
 	ASSERT_EQ(0, put(PARAMS "report", "all"));
-	announce(_metadata, self->kmsg);
-	seen = provoke(_metadata, self->kmsg, self->log, 50);
+	announce(_metadata, variant, self->st.kmsg);
+	seen = provoke(_metadata, variant, self, 30);
 	EXPECT_LE(1, seen);
-	EXPECT_GT(50, seen);
-	ASSERT_EQ(0, class_stats("bounds", &st));
+	EXPECT_GT(30, seen);
+	ASSERT_EQ(0, class_stats(variant->class, &st));
 	EXPECT_EQ(seen, st.reported);
-	EXPECT_EQ(50, st.counted);
+	EXPECT_EQ(30, st.counted);
 }
 
 TEST_F(ubsan, count_prints_nothing_and_counts)
@@ -187,8 +286,8 @@ TEST_F(ubsan, count_prints_nothing_and_counts)
 	struct stats st;
 
 	ASSERT_EQ(0, put(PARAMS "report", "count"));
-	EXPECT_EQ(0, provoke(_metadata, self->kmsg, self->log, 3));
-	ASSERT_EQ(0, class_stats("bounds", &st));
+	EXPECT_EQ(0, provoke(_metadata, variant, self, 3));
+	ASSERT_EQ(0, class_stats(variant->class, &st));
 	EXPECT_EQ(0, st.reported);
 	EXPECT_EQ(3, st.counted);
 }
@@ -198,16 +297,16 @@ TEST_F(ubsan, suppressed_file_neither_prints_nor_counts_as_reported)
 	char buf[1024];
 	struct stats st;
 
-	ASSERT_EQ(0, put(DEBUGFS "suppress", "lkdtm/bugs.c"));
+	ASSERT_EQ(0, put(DEBUGFS "suppress", "lkdtm/ubsan.c"));
 	ASSERT_NE(NULL, get(DEBUGFS "suppress", buf, sizeof(buf)));
-	EXPECT_NE(NULL, strstr(buf, "lkdtm/bugs.c\n"));
-	EXPECT_EQ(0, provoke(_metadata, self->kmsg, self->log, 2));
-	ASSERT_EQ(0, class_stats("bounds", &st));
+	EXPECT_NE(NULL, strstr(buf, "lkdtm/ubsan.c\n"));
+	EXPECT_EQ(0, provoke(_metadata, variant, self, 2));
+	ASSERT_EQ(0, class_stats(variant->class, &st));
 	EXPECT_EQ(0, st.reported);
 	EXPECT_EQ(2, st.suppressed);
-	ASSERT_EQ(0, put(DEBUGFS "suppress", "!lkdtm/bugs.c"));
+	ASSERT_EQ(0, put(DEBUGFS "suppress", "!lkdtm/ubsan.c"));
 	ASSERT_NE(NULL, get(DEBUGFS "suppress", buf, sizeof(buf)));
-	EXPECT_EQ(NULL, strstr(buf, "lkdtm/bugs.c"));
+	EXPECT_EQ(NULL, strstr(buf, "lkdtm/ubsan.c"));
 }
 
 TEST_F(ubsan, sites_lists_the_site_and_file_line_suppresses_it)
@@ -215,32 +314,34 @@ TEST_F(ubsan, sites_lists_the_site_and_file_line_suppresses_it)
 	char buf[8192], sup[256], *p, *end;
 	struct stats st;
 	unsigned int line;
+	size_t n = strlen(variant->class);
 
 	ASSERT_EQ(0, put(PARAMS "report", "count"));
-	provoke(_metadata, self->kmsg, self->log, 2);
+	provoke(_metadata, variant, self, 2);
 	ASSERT_NE(NULL, get(DEBUGFS "sites", buf, sizeof(buf)));
-	p = strstr(buf, "lkdtm/bugs.c:");
+	p = strstr(buf, SITE_FILE ":");
 	ASSERT_NE(NULL, p) TH_LOG("sites: %s", buf);
 	end = strchr(p, '\n');
 	ASSERT_NE(NULL, end);
 	*end = '\0';
 	while (p > buf && p[-1] != '\n')
 		p--;
-	EXPECT_EQ(0, strncmp(p, "bounds ", 7)) TH_LOG("site line: %s", p);
-	p = strstr(p, "lkdtm/bugs.c:");
-	ASSERT_EQ(1, sscanf(p, "lkdtm/bugs.c:%u:", &line));
+	EXPECT_TRUE(!strncmp(p, variant->class, n) && p[n] == ' ')
+		TH_LOG("site line: %s", p);
+	p = strstr(p, SITE_FILE ":");
+	ASSERT_EQ(1, sscanf(p, SITE_FILE ":%u:", &line));
 	self->line = line;
 	EXPECT_NE(NULL, strstr(p, " 2")) TH_LOG("site line: %s", p);
 
-	snprintf(sup, sizeof(sup), "drivers/misc/lkdtm/bugs.c:%u", line);
+	snprintf(sup, sizeof(sup), SITE_FILE ":%u", line);
 	ASSERT_EQ(0, put(DEBUGFS "suppress", sup));
 	ASSERT_EQ(0, put(DEBUGFS "reset", "1"));
 	ASSERT_EQ(0, put(PARAMS "report", "all"));
-	EXPECT_EQ(0, provoke(_metadata, self->kmsg, self->log, 2));
-	ASSERT_EQ(0, class_stats("bounds", &st));
+	EXPECT_EQ(0, provoke(_metadata, variant, self, 2));
+	ASSERT_EQ(0, class_stats(variant->class, &st));
 	EXPECT_EQ(2, st.suppressed);
 	EXPECT_EQ(0, st.reported);
-	snprintf(sup, sizeof(sup), "!drivers/misc/lkdtm/bugs.c:%u", line);
+	snprintf(sup, sizeof(sup), "!" SITE_FILE ":%u", line);
 	EXPECT_EQ(0, put(DEBUGFS "suppress", sup));
 }
 
@@ -249,33 +350,56 @@ TEST_F(ubsan, checks_turn_a_class_off_and_on)
 	char buf[512];
 	struct stats st;
 
-	ASSERT_EQ(0, put(PARAMS "checks", "-bounds"));
+	snprintf(buf, sizeof(buf), "-%s", variant->class);
+	ASSERT_EQ(0, put(PARAMS "checks", buf));
 	ASSERT_NE(NULL, get(PARAMS "checks", buf, sizeof(buf)));
-	EXPECT_EQ(NULL, strstr(buf, "bounds")) TH_LOG("checks: %s", buf);
-	EXPECT_NE(NULL, strstr(buf, "shift")) TH_LOG("checks: %s", buf);
-	EXPECT_EQ(0, provoke(_metadata, self->kmsg, self->log, 2));
-	ASSERT_EQ(0, class_stats("bounds", &st));
+	EXPECT_FALSE(in_list(buf, variant->class)) TH_LOG("checks: %s", buf);
+	EXPECT_TRUE(in_list(buf, strcmp(variant->class, "shift") ?
+				 "shift" : "bounds"))
+		TH_LOG("checks: %s", buf);
+	EXPECT_EQ(0, provoke(_metadata, variant, self, 2));
+	ASSERT_EQ(0, class_stats(variant->class, &st));
 	EXPECT_EQ(0, st.counted);
 
 	ASSERT_EQ(0, put(PARAMS "checks", "none"));
 	ASSERT_NE(NULL, get(PARAMS "checks", buf, sizeof(buf)));
 	EXPECT_STREQ("none\n", buf);
-	ASSERT_EQ(0, put(PARAMS "checks", "bounds,shift"));
+	EXPECT_EQ(0, provoke(_metadata, variant, self, 1));
+	ASSERT_EQ(0, put(PARAMS "checks", variant->class));
 	ASSERT_NE(NULL, get(PARAMS "checks", buf, sizeof(buf)));
-	EXPECT_STREQ("shift,bounds\n", buf);
-	announce(_metadata, self->kmsg);
-	EXPECT_EQ(1, provoke(_metadata, self->kmsg, self->log, 1));
+	EXPECT_TRUE(in_list(buf, variant->class) &&
+		    strlen(buf) == strlen(variant->class) + 1)
+		TH_LOG("checks: %s", buf);
+	announce(_metadata, variant, self->st.kmsg);
+	EXPECT_EQ(1, provoke(_metadata, variant, self, 1));
+	ASSERT_EQ(0, class_stats(variant->class, &st));
+	EXPECT_EQ(1, st.counted);
 }
 
 TEST_F(ubsan, reset_makes_a_site_report_once_again)
 {
-	announce(_metadata, self->kmsg);
-	EXPECT_EQ(1, provoke(_metadata, self->kmsg, self->log, 2));
+	announce(_metadata, variant, self->st.kmsg);
+	EXPECT_EQ(1, provoke(_metadata, variant, self, 2));
 	ASSERT_EQ(0, put(DEBUGFS "reset", "1"));
-	EXPECT_EQ(1, provoke(_metadata, self->kmsg, self->log, 2));
+	EXPECT_EQ(1, provoke(_metadata, variant, self, 2));
 }
 
-TEST_F(ubsan, bad_input_is_refused)
+/* The cases below are not about one class. */
+FIXTURE(ubsan_all) {
+	struct ubsan_state st;
+};
+
+FIXTURE_SETUP(ubsan_all)
+{
+	setup(_metadata, &self->st);
+}
+
+FIXTURE_TEARDOWN(ubsan_all)
+{
+	teardown(&self->st);
+}
+
+TEST_F(ubsan_all, bad_input_is_refused)
 {
 	char buf[512];
 
@@ -418,13 +542,13 @@ static void load_test_ubsan(struct __test_metadata *_metadata, int kmsg,
 	}
 }
 
-TEST_F(ubsan, test_ubsan_reports_each_case_once_and_unloads_its_sites)
+TEST_F(ubsan_all, test_ubsan_reports_each_case_once_and_unloads_its_sites)
 {
 	int got[NCASES], reports, n, not_one;
 
 	if (access(TEST_UBSAN_KO, F_OK) && access("/proc/modules", F_OK))
 		SKIP(return, "a kernel without modules: no test_ubsan.ko");
-	load_test_ubsan(_metadata, self->kmsg, self->log, got, &reports);
+	load_test_ubsan(_metadata, self->st.kmsg, self->st.log, got, &reports);
 	EXPECT_LT(0, reports);
 	n = test_ubsan_sites(&not_one);
 	EXPECT_EQ(reports, n);
@@ -435,7 +559,7 @@ TEST_F(ubsan, test_ubsan_reports_each_case_once_and_unloads_its_sites)
 	EXPECT_EQ(0, test_ubsan_sites(&not_one));
 
 	/* a new module, new source locations: each reports once again */
-	load_test_ubsan(_metadata, self->kmsg, self->log, got, &reports);
+	load_test_ubsan(_metadata, self->st.kmsg, self->st.log, got, &reports);
 	EXPECT_EQ(reports, test_ubsan_sites(&not_one));
 	EXPECT_EQ(0, not_one);
 	ASSERT_EQ(0, syscall(SYS_delete_module, "test_ubsan", O_NONBLOCK));

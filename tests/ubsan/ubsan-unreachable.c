@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ubsan.checks= on the kernel command line, and the unreachable class, in
+ * a boot of its own: tests/boots gives it "cmdline=ubsan.checks=-bounds"
+ * and "expect-panic=__builtin_unreachable", and the verdict checks that the
+ * boot ends in the panic "can't return from __builtin_unreachable()".
+ *
+ * The boot parameter must have taken: the module parameter lists every
+ * class but bounds, a bounds failure (LKDTM UBSAN_BOUNDS) neither prints
+ * nor counts, and a shift failure still reports. Last, LKDTM
+ * UBSAN_UNREACHABLE reaches __builtin_unreachable(): UBSAN reports it and
+ * panics, as it must whatever the parameters say. If the write returns,
+ * the kernel went on past __builtin_unreachable(): the test fails.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "guest.h"
+
+#define DIRECT		"/sys/kernel/debug/provoke-crash/DIRECT"
+#define PARAMS		"/sys/module/ubsan/parameters/"
+#define SITE_FILE	"drivers/misc/lkdtm/ubsan.c"
+#define LOG_SIZE	(64 * 1024)
+
+/* patch 0023's classes in their order, without bounds */
+#define ALL_BUT_BOUNDS	"shift,divide,overflow,negate,null,alignment," \
+			"object-size,bool,enum,unreachable,alignment-assumption\n"
+
+static int provoke(const char *type)
+{
+	int fd = open(DIRECT, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, type, strlen(type)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static long bounds_counted(void)
+{
+	char buf[4096], name[32], *line;
+	long reported, counted, suppressed;
+
+	if (guest_read_file("/sys/kernel/debug/ubsan/stats", buf, sizeof(buf)))
+		return -1;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (sscanf(line, "%31s %ld %ld %ld", name, &reported, &counted,
+			   &suppressed) == 4 && !strcmp(name, "bounds"))
+			return counted;
+	return -1;
+}
+
+TEST(checks_from_the_command_line_then_unreachable_panics)
+{
+	char buf[512], *log = calloc(1, LOG_SIZE);
+	int kmsg, err;
+
+	ASSERT_NE(NULL, log);
+	ASSERT_EQ(0, guest_read_file("/proc/cmdline", buf, sizeof(buf)));
+	ASSERT_NE(NULL, strstr(buf, "ubsan.checks=-bounds"))
+		TH_LOG("not booted with ubsan.checks=-bounds: %s", buf);
+	ASSERT_EQ(0, guest_read_file(PARAMS "checks", buf, sizeof(buf)));
+	ASSERT_STREQ(ALL_BUT_BOUNDS, buf);
+	ASSERT_EQ(0, guest_read_file(PARAMS "report", buf, sizeof(buf)));
+	ASSERT_STREQ("once\n", buf);
+
+	kmsg = guest_kmsg_open();
+	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(-kmsg));
+	ASSERT_EQ(0, provoke("UBSAN_BOUNDS"));
+	ASSERT_EQ(0, provoke("UBSAN_BOUNDS"));
+	EXPECT_EQ(0, bounds_counted());
+
+	/* the path in a report is the source's, absolute with O= builds */
+	ASSERT_EQ(0, guest_expect_splat(kmsg, SITE_FILE ":"));
+	ASSERT_EQ(0, provoke("UBSAN_SHIFT"));
+	guest_kmsg_read(kmsg, log, LOG_SIZE);
+	EXPECT_EQ(NULL, strstr(log, "UBSAN: array-index-out-of-bounds"));
+	EXPECT_NE(NULL, strstr(log, "UBSAN: shift-out-of-bounds in "))
+		TH_LOG("no shift report: %.2000s", log);
+
+	ASSERT_EQ(0, guest_expect_splat(kmsg, SITE_FILE ":"));
+	/* does not return: the kernel panics in this write */
+	err = provoke("UBSAN_UNREACHABLE");
+	TH_LOG("UBSAN_UNREACHABLE returned (%s): the kernel did not panic",
+	       strerror(err));
+	ASSERT_TRUE(0);
+}
+
+TEST_HARNESS_MAIN
