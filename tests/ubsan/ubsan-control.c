@@ -9,6 +9,10 @@
  * shift, bounds, divide, overflow, negate, null, alignment, object-size
  * and bool. GCC has no enum check for C and no alignment-assumption check;
  * unreachable panics and has boots of its own (ubsan-unreachable.c).
+ * UBSAN_HARDIRQ fails a bounds check from hardirq context with a raw
+ * spinlock held: it must report and count as in process context, and
+ * lockdep and DEBUG_ATOMIC_SLEEP would splat if the report path slept or
+ * took a lock of the wrong kind.
  *
  * Each case resets the counters, the sites and the rate limit, sets the
  * mode, provokes the failure N times and checks both the class's counters
@@ -411,6 +415,27 @@ TEST_F(ubsan_all, bad_input_is_refused)
 	EXPECT_EQ(ENOENT, put(DEBUGFS "suppress", "!lib/never-added.c"));
 	ASSERT_NE(NULL, get(PARAMS "report", buf, sizeof(buf)));
 	EXPECT_STREQ("once\n", buf);
+}
+
+TEST_F(ubsan_all, a_failure_in_hardirq_with_a_lock_held_reports_and_counts)
+{
+	struct stats st;
+	int i;
+
+	ASSERT_EQ(0, put(PARAMS "report", "all"));
+	ASSERT_EQ(0, guest_expect_splat(self->st.kmsg, SITE_FILE ":"));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, put(DIRECT, "UBSAN_HARDIRQ"))
+			TH_LOG("LKDTM UBSAN_HARDIRQ: %s", strerror(errno));
+	guest_kmsg_read(self->st.kmsg, self->st.log, LOG_SIZE);
+	EXPECT_EQ(3, count_lines(self->st.log, "in hardirq context", "lkdtm"))
+		TH_LOG("the irq_work did not run in hardirq context");
+	EXPECT_EQ(3, count_lines(self->st.log, "UBSAN: array-index-out-of-bounds in ",
+				 SITE_FILE ":"));
+	EXPECT_EQ(NULL, strstr(self->st.log, "lkdtm: FAIL"));
+	ASSERT_EQ(0, class_stats("bounds", &st));
+	EXPECT_EQ(3, st.reported);
+	EXPECT_EQ(3, st.counted);
 }
 
 /*
