@@ -42,6 +42,18 @@ int guest_read_file(const char *path, char *buf, size_t size)
 	return err;
 }
 
+int guest_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 static void read_line(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "re");

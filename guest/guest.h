@@ -15,6 +15,9 @@ int guest_find_disk(const char *serial, char *dev, size_t size);
  */
 int guest_read_file(const char *path, char *buf, size_t size);
 
+/* Write the string @val to the file @path in one write(); 0 or -errno. */
+int guest_write_file(const char *path, const char *val);
+
 /* True if the mount at @dir lists @option in /proc/self/mounts. */
 bool guest_mount_has_option(const char *dir, const char *option);
 

@@ -295,16 +295,9 @@ TEST_F_TIMEOUT(stress, usage_equals_the_tree_after_concurrent_changes, 600)
 static int write_debugfs(const char *dir, const char *file, const char *val)
 {
 	char path[256];
-	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), "/sys/kernel/debug/%s/%s", dir, file);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return guest_write_file(path, val);
 }
 
 /* Fail this task's allocations, sleeping ones and single pages included. */

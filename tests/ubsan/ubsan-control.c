@@ -54,14 +54,7 @@ struct stats {
 /* Write @val to @path; returns 0 or the errno of the write. */
 static int put(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
+	return -guest_write_file(path, val);
 }
 
 static char *get(const char *path, char *buf, size_t size)
