@@ -142,6 +142,21 @@ int guest_prj_quotactl(int fd, int cmd, unsigned int id, void *addr)
 	return 0;
 }
 
+int guest_ubsan_stats(const char *class, struct guest_ubsan_stats *st)
+{
+	char buf[4096], name[32], *line, *save;
+
+	if (guest_read_file("/sys/kernel/debug/ubsan/stats", buf, sizeof(buf)))
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%31s %ld %ld %ld", name, &st->reported,
+			   &st->counted, &st->suppressed) == 4 &&
+		    !strcmp(name, class))
+			return 0;
+	return -1;
+}
+
 int guest_kmsg_open(void)
 {
 	int fd = open("/dev/kmsg", O_RDWR | O_NONBLOCK | O_CLOEXEC);

@@ -45,6 +45,17 @@ int guest_prj_quotactl(int fd, int cmd, unsigned int id, void *addr);
  * the next provocation will cause to the boot verdict with the line
  * "harness: expect splat: @what" (0 or -errno).
  */
+/*
+ * One class's row of /sys/kernel/debug/ubsan/stats (patch 0024): failures
+ * printed, all failures, failures at suppressed sites. 0, or -1 if the file
+ * or the row is missing.
+ */
+struct guest_ubsan_stats {
+	long reported, counted, suppressed;
+};
+
+int guest_ubsan_stats(const char *class, struct guest_ubsan_stats *st);
+
 int guest_kmsg_open(void);
 void guest_kmsg_read(int fd, char *log, size_t size);
 int guest_expect_splat(int fd, const char *what);

@@ -47,10 +47,6 @@
 #define LOG_SIZE	(256 * 1024)
 #define TEST_UBSAN_KO	"/lib/modules/test_ubsan.ko"
 
-struct stats {
-	long reported, counted, suppressed;
-};
-
 /* Write @val to @path; returns 0 or the errno of the write. */
 static int put(const char *path, const char *val)
 {
@@ -60,20 +56,6 @@ static int put(const char *path, const char *val)
 static char *get(const char *path, char *buf, size_t size)
 {
 	return guest_read_file(path, buf, size) ? NULL : buf;
-}
-
-static int class_stats(const char *class, struct stats *st)
-{
-	char buf[4096], name[32], *line;
-
-	if (!get(DEBUGFS "stats", buf, sizeof(buf)))
-		return -1;
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		if (sscanf(line, "%31s %ld %ld %ld", name, &st->reported,
-			   &st->counted, &st->suppressed) == 4 &&
-		    !strcmp(name, class))
-			return 0;
-	return -1;
 }
 
 /* The lines of @log that hold both @what and @where. */
@@ -241,11 +223,11 @@ static int provoke(struct __test_metadata *_metadata,
 
 TEST_F(ubsan, once_reports_a_site_once_and_counts_every_failure)
 {
-	struct stats st;
+	struct guest_ubsan_stats st;
 
 	announce(_metadata, variant, self->st.kmsg);
 	EXPECT_EQ(1, provoke(_metadata, variant, self, 3));
-	ASSERT_EQ(0, class_stats(variant->class, &st));
+	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
 	EXPECT_EQ(1, st.reported);
 	EXPECT_EQ(3, st.counted);
 	EXPECT_EQ(0, st.suppressed);
@@ -253,19 +235,19 @@ TEST_F(ubsan, once_reports_a_site_once_and_counts_every_failure)
 
 TEST_F(ubsan, all_reports_every_failure)
 {
-	struct stats st;
+	struct guest_ubsan_stats st;
 
 	ASSERT_EQ(0, put(PARAMS "report", "all"));
 	announce(_metadata, variant, self->st.kmsg);
 	EXPECT_EQ(3, provoke(_metadata, variant, self, 3));
-	ASSERT_EQ(0, class_stats(variant->class, &st));
+	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
 	EXPECT_EQ(3, st.reported);
 	EXPECT_EQ(3, st.counted);
 }
 
 TEST_F(ubsan, all_is_rate_limited)
 {
-	struct stats st;
+	struct guest_ubsan_stats st;
 	int seen;
 
 	ASSERT_EQ(0, put(PARAMS "report", "all"));
@@ -273,18 +255,18 @@ TEST_F(ubsan, all_is_rate_limited)
 	seen = provoke(_metadata, variant, self, 30);
 	EXPECT_LE(1, seen);
 	EXPECT_GT(30, seen);
-	ASSERT_EQ(0, class_stats(variant->class, &st));
+	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
 	EXPECT_EQ(seen, st.reported);
 	EXPECT_EQ(30, st.counted);
 }
 
 TEST_F(ubsan, count_prints_nothing_and_counts)
 {
-	struct stats st;
+	struct guest_ubsan_stats st;
 
 	ASSERT_EQ(0, put(PARAMS "report", "count"));
 	EXPECT_EQ(0, provoke(_metadata, variant, self, 3));
-	ASSERT_EQ(0, class_stats(variant->class, &st));
+	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
 	EXPECT_EQ(0, st.reported);
 	EXPECT_EQ(3, st.counted);
 }
@@ -292,13 +274,13 @@ TEST_F(ubsan, count_prints_nothing_and_counts)
 TEST_F(ubsan, suppressed_file_neither_prints_nor_counts_as_reported)
 {
 	char buf[1024];
-	struct stats st;
+	struct guest_ubsan_stats st;
 
 	ASSERT_EQ(0, put(DEBUGFS "suppress", "lkdtm/ubsan.c"));
 	ASSERT_NE(NULL, get(DEBUGFS "suppress", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "lkdtm/ubsan.c\n"));
 	EXPECT_EQ(0, provoke(_metadata, variant, self, 2));
-	ASSERT_EQ(0, class_stats(variant->class, &st));
+	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
 	EXPECT_EQ(0, st.reported);
 	EXPECT_EQ(2, st.suppressed);
 	ASSERT_EQ(0, put(DEBUGFS "suppress", "!lkdtm/ubsan.c"));
@@ -309,7 +291,7 @@ TEST_F(ubsan, suppressed_file_neither_prints_nor_counts_as_reported)
 TEST_F(ubsan, sites_lists_the_site_and_file_line_suppresses_it)
 {
 	char buf[8192], sup[256], *p, *end;
-	struct stats st;
+	struct guest_ubsan_stats st;
 	unsigned int line;
 	size_t n = strlen(variant->class);
 
@@ -335,7 +317,7 @@ TEST_F(ubsan, sites_lists_the_site_and_file_line_suppresses_it)
 	ASSERT_EQ(0, put(DEBUGFS "reset", "1"));
 	ASSERT_EQ(0, put(PARAMS "report", "all"));
 	EXPECT_EQ(0, provoke(_metadata, variant, self, 2));
-	ASSERT_EQ(0, class_stats(variant->class, &st));
+	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
 	EXPECT_EQ(2, st.suppressed);
 	EXPECT_EQ(0, st.reported);
 	snprintf(sup, sizeof(sup), "!" SITE_FILE ":%u", line);
@@ -345,7 +327,7 @@ TEST_F(ubsan, sites_lists_the_site_and_file_line_suppresses_it)
 TEST_F(ubsan, checks_turn_a_class_off_and_on)
 {
 	char buf[512];
-	struct stats st;
+	struct guest_ubsan_stats st;
 
 	snprintf(buf, sizeof(buf), "-%s", variant->class);
 	ASSERT_EQ(0, put(PARAMS "checks", buf));
@@ -355,7 +337,7 @@ TEST_F(ubsan, checks_turn_a_class_off_and_on)
 				 "shift" : "bounds"))
 		TH_LOG("checks: %s", buf);
 	EXPECT_EQ(0, provoke(_metadata, variant, self, 2));
-	ASSERT_EQ(0, class_stats(variant->class, &st));
+	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
 	EXPECT_EQ(0, st.counted);
 
 	ASSERT_EQ(0, put(PARAMS "checks", "none"));
@@ -369,7 +351,7 @@ TEST_F(ubsan, checks_turn_a_class_off_and_on)
 		TH_LOG("checks: %s", buf);
 	announce(_metadata, variant, self->st.kmsg);
 	EXPECT_EQ(1, provoke(_metadata, variant, self, 1));
-	ASSERT_EQ(0, class_stats(variant->class, &st));
+	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
 	EXPECT_EQ(1, st.counted);
 }
 
@@ -412,7 +394,7 @@ TEST_F(ubsan_all, bad_input_is_refused)
 
 TEST_F(ubsan_all, a_failure_in_hardirq_with_a_lock_held_reports_and_counts)
 {
-	struct stats st;
+	struct guest_ubsan_stats st;
 	int i;
 
 	ASSERT_EQ(0, put(PARAMS "report", "all"));
@@ -426,7 +408,7 @@ TEST_F(ubsan_all, a_failure_in_hardirq_with_a_lock_held_reports_and_counts)
 	EXPECT_EQ(3, count_lines(self->st.log, "UBSAN: array-index-out-of-bounds in ",
 				 SITE_FILE ":"));
 	EXPECT_EQ(NULL, strstr(self->st.log, "lkdtm: FAIL"));
-	ASSERT_EQ(0, class_stats("bounds", &st));
+	ASSERT_EQ(0, guest_ubsan_stats("bounds", &st));
 	EXPECT_EQ(3, st.reported);
 	EXPECT_EQ(3, st.counted);
 }
@@ -548,13 +530,13 @@ static void load_test_ubsan(struct __test_metadata *_metadata, int kmsg,
 	}
 	for (i = 0; i < NCASES; i++) {
 		const char *class = test_ubsan_cases[i].class;
-		struct stats st;
+		struct guest_ubsan_stats st;
 		long want = 0;
 
 		for (j = 0; j < NCASES; j++)
 			if (!strcmp(test_ubsan_cases[j].class, class))
 				want += test_ubsan_cases[j].reports;
-		ASSERT_EQ(0, class_stats(class, &st)) TH_LOG("class %s", class);
+		ASSERT_EQ(0, guest_ubsan_stats(class, &st)) TH_LOG("class %s", class);
 		EXPECT_EQ(want, st.reported) TH_LOG("class %s", class);
 		EXPECT_EQ(want, st.counted) TH_LOG("class %s", class);
 	}

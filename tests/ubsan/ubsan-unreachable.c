@@ -38,23 +38,10 @@ static int provoke(const char *type)
 	return guest_write_file(DIRECT, type);
 }
 
-static long bounds_counted(void)
-{
-	char buf[4096], name[32], *line;
-	long reported, counted, suppressed;
-
-	if (guest_read_file("/sys/kernel/debug/ubsan/stats", buf, sizeof(buf)))
-		return -1;
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		if (sscanf(line, "%31s %ld %ld %ld", name, &reported, &counted,
-			   &suppressed) == 4 && !strcmp(name, "bounds"))
-			return counted;
-	return -1;
-}
-
 TEST(checks_from_the_command_line_then_unreachable_panics)
 {
 	char buf[512], *log = calloc(1, LOG_SIZE);
+	struct guest_ubsan_stats st;
 	int kmsg, err;
 
 	ASSERT_NE(NULL, log);
@@ -70,7 +57,8 @@ TEST(checks_from_the_command_line_then_unreachable_panics)
 	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(-kmsg));
 	ASSERT_EQ(0, provoke("UBSAN_BOUNDS"));
 	ASSERT_EQ(0, provoke("UBSAN_BOUNDS"));
-	EXPECT_EQ(0, bounds_counted());
+	ASSERT_EQ(0, guest_ubsan_stats("bounds", &st));
+	EXPECT_EQ(0, st.counted);
 
 	/* the path in a report is the source's, absolute with O= builds */
 	ASSERT_EQ(0, guest_expect_splat(kmsg, SITE_FILE ":"));
