@@ -5,7 +5,11 @@
 #   make bench         the project-quota benchmark, counted in instructions
 #   make bench-uaccess batched user access: instructions and user-access
 #                      toggles per operation without and with the arch patches
+#   make robot         the build robot: every patch builds on its own, W=1,
+#                      sparse, allmodconfig/defconfig objects, clang (hours)
 #   make checkpatch    checkpatch.pl --strict on every patch
+#   make post          each topic of patches/topics as a series of its own
+#                      (cover letter, To/Cc) in build/post/TOPIC/
 #   make export        write the tree's commits back to patches/
 #   make series-status does the tree hold work that patches/ lacks?
 # Variables: BOOTS="x86_64-test arm-test" narrows make test, and
@@ -17,7 +21,7 @@
 BOOT ?= x86_64-lean
 export BOOTS BOARDS SELFCHECK FORCE JOBS BOOT_JOBS
 
-.PHONY: run shell test bench bench-uaccess checkpatch export series-status clean
+.PHONY: run shell test bench bench-uaccess robot checkpatch post export series-status clean
 
 run:
 	@scripts/setup
@@ -42,9 +46,16 @@ bench-uaccess:
 	@scripts/bench-uaccess riscv64
 	@scripts/bench-uaccess arm
 
+robot:
+	@scripts/setup
+	@scripts/robot
+
 checkpatch:
 	@scripts/tree prepare
 	@scripts/checkpatch
+
+post:
+	@scripts/tree post
 
 export:
 	@scripts/tree export

@@ -204,3 +204,25 @@ int guest_expect_splat(int fd, const char *what)
 		return -EINVAL;
 	return write(fd, line, len) == len ? 0 : -errno;
 }
+
+bool guest_negative_control(const char *name)
+{
+	char cmdline[4096], *p, *end;
+	size_t len = strlen(name);
+
+	if (guest_read_file("/proc/cmdline", cmdline, sizeof(cmdline)))
+		return false;
+	p = strstr(cmdline, "harness.negative=");
+	if (!p)
+		return false;
+	p += strlen("harness.negative=");
+	end = p + strcspn(p, " \n");
+	while (p < end) {
+		size_t n = strcspn(p, ", \n");
+
+		if (n == len && !strncmp(p, name, len))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}

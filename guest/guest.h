@@ -18,6 +18,13 @@ int guest_read_file(const char *path, char *buf, size_t size);
 /* Write the string @val to the file @path in one write(); 0 or -errno. */
 int guest_write_file(const char *path, const char *val);
 
+/*
+ * A test's negative control: true if "harness.negative=NAME[,NAME...]" on
+ * the kernel command line (scripts/boot: NEGATIVE=NAME) names @name. The
+ * test then does the wrong thing on purpose, and the boot must turn red.
+ */
+bool guest_negative_control(const char *name);
+
 /* True if the mount at @dir lists @option in /proc/self/mounts. */
 bool guest_mount_has_option(const char *dir, const char *option);
 

@@ -34,6 +34,13 @@
  * A suite written NAME@M runs /tests/NAME with the argument /mnt/M, so that
  * one test program runs on several filesystems in one boot.
  *
+ * Before the mounts it loads the modules /etc/harness-modules names, one
+ * per line, from /lib/modules (the test builds' LKDTM and KUnit modules);
+ * a module that does not load fails the boot:
+ *
+ *   harness: module NAME loaded
+ *   harness: module NAME failed: ERROR
+ *
  * Before power-off it unmounts what it mounted on /mnt, asks kmemleak for a
  * scan and copies any report into the kernel log, where the host's verdict
  * finds it.
@@ -41,6 +48,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -53,6 +61,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "guest.h"
@@ -367,6 +376,40 @@ static int run_suite(const char *name, int timeout)
 }
 
 /* Unmount what setup_mounts() mounted, so that unmount paths run too. */
+/* Load every module /etc/harness-modules names; returns how many failed. */
+static int load_modules(void)
+{
+	char list[4096], *name, *save, path[PATH_MAX];
+	int failed = 0, fd;
+	ssize_t n = 0;
+
+	/* every line: read_file() keeps the first only */
+	fd = open("/etc/harness-modules", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, list, sizeof(list) - 1);
+		close(fd);
+	}
+	list[n > 0 ? n : 0] = '\0';
+	for (name = strtok_r(list, "\n", &save); name;
+	     name = strtok_r(NULL, "\n", &save)) {
+		int fd, ret = -1;
+
+		snprintf(path, sizeof(path), "/lib/modules/%s.ko", name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ret = syscall(SYS_finit_module, fd, "", 0);
+			close(fd);
+		}
+		if (ret) {
+			say("harness: module %s failed: %s", name, strerror(errno));
+			failed++;
+		} else {
+			say("harness: module %s loaded", name);
+		}
+	}
+	return failed;
+}
+
 static int unmount_all(void)
 {
 	int failed = 0;
@@ -424,6 +467,7 @@ int main(void)
 	val = param("timeout");
 	if (val)
 		timeout = atoi(val);
+	failed += load_modules();
 	val = param("mounts");
 	if (val && setup_mounts(val)) {
 		failed++;

@@ -69,6 +69,28 @@ arch_vars() {
 	esac
 }
 
+# The compiler of a build (configs/builds, third column): gcc12 is Debian
+# 12's own GCC, gcc14 Debian 13's from the build root of scripts/buildroot,
+# clang Debian 12's clang and lld (LLVM=1). Sets CC_RUN, the command prefix
+# that runs a command where that compiler is, and CC_MAKE, the arguments
+# make needs for it; cc_version prints the compiler's version line.
+cc_vars() {
+	case "$1" in
+	gcc12) CC_RUN=() CC_MAKE=() ;;
+	gcc14) CC_RUN=("$TOP/scripts/buildroot" run) CC_MAKE=() ;;
+	clang) CC_RUN=() CC_MAKE=(LLVM=1) ;;
+	*) die "unknown compiler $1 (gcc12, gcc14, clang)" ;;
+	esac
+	CC_NAME=$1
+}
+
+cc_version() {
+	case "$CC_NAME" in
+	clang) clang --version | head -1 ;;
+	*) "${CC_RUN[@]}" "${CROSS}gcc" --version | head -1 ;;
+	esac
+}
+
 # State of the tree's source: HEAD plus any uncommitted change, new files
 # with their contents.
 tree_state() {

@@ -146,6 +146,8 @@ struct verdict {
 
 	long khdr;		/* open KUnit suite's "# Subtest:", or -1 */
 	char *kname;
+	long ktop;		/* open top-level "KTAP version" line, or -1 */
+	long kplan, kran;	/* its plan (-1: none yet) and suites reported */
 
 	long scase;		/* open splat's case index, or -1 */
 	long sfirst, slast, sname;
@@ -524,6 +526,7 @@ static void marker_line(struct verdict *v, long i)
 {
 	const char *p = skip_ws(v->lines[i].text + strlen("harness:")), *q;
 	struct gsuite *s;
+	struct tcase *c;
 	char *name;
 
 	expect_close(v, i);
@@ -536,6 +539,22 @@ static void marker_line(struct verdict *v, long i)
 	if (word(p, "end")) {
 		if (v->boot_end < 0)
 			v->boot_end = i;
+		return;
+	}
+	if (word(p, "module")) {
+		/* "module NAME loaded" or "module NAME failed: ERROR" */
+		p = skip_ws(p + strlen("module"));
+		for (q = p; *q && !isspace((unsigned char)*q); q++)
+			;
+		name = xstrndup(p, (size_t)(q - p));
+		p = skip_ws(q);
+		c = add_case(v, "module", xprintf("%s", name),
+			     word(p, "loaded") ? R_PASS : R_FAIL, 0);
+		if (c->res == R_FAIL) {
+			set_ctx(c, i, i, F_ANY, NULL);
+			c->note = xprintf("the init could not load module %s", name);
+		}
+		free(name);
 		return;
 	}
 	if (!word(p, "suite"))
@@ -628,6 +647,28 @@ static void kunit_close(struct verdict *v, long end, long res)
 	v->khdr = -1;
 }
 
+/*
+ * Close the open top-level KTAP document (the suites built in, run at boot,
+ * or those of one module as it loads): each suite its plan announced must
+ * have reported, or one crashed or never started.
+ */
+static void kunit_top_close(struct verdict *v, long end)
+{
+	struct tcase *c;
+
+	if (v->ktop < 0)
+		return;
+	if (v->kplan > v->kran) {
+		c = add_case(v, "kunit", xprintf("(plan: %ld of %ld suites)",
+						 v->kran, v->kplan), R_FAIL, 0);
+		set_ctx(c, end - CTX_LINES, end - 1, F_KERNEL, NULL);
+		c->note = xprintf("KUnit's plan said %ld suites, %ld reported: a suite crashed or never started",
+				  v->kplan, v->kran);
+		v->nkunit++;
+	}
+	v->ktop = -1;
+}
+
 static void kunit_line(struct verdict *v, long i)
 {
 	const char *s = v->lines[i].text, *p;
@@ -636,6 +677,19 @@ static void kunit_line(struct verdict *v, long i)
 	struct tap t;
 
 	s += n;
+	if (!n && !strncmp(s, "KTAP version", 12)) {
+		kunit_top_close(v, i);
+		v->ktop = i;
+		v->kplan = -1;
+		v->kran = 0;
+		return;
+	}
+	if (!n && v->ktop >= 0 && v->kplan < 0 && parse_plan(s) >= 0) {
+		v->kplan = parse_plan(s);
+		return;
+	}
+	if (!n && v->ktop >= 0 && parse_tap(s, &t))
+		v->kran++;
 	if (!strncmp(s, "# Subtest:", 10)) {
 		if (v->khdr >= 0 && n <= KUNIT_INDENT)
 			kunit_close(v, i, -1);
@@ -910,6 +964,7 @@ static void analyse(struct verdict *v)
 			if (v->scase >= 0)
 				splat_close(v);
 			kunit_close(v, i, -1);
+			kunit_top_close(v, i);
 			marker_line(v, i);
 			break;
 		case L_KERNEL:
@@ -922,6 +977,7 @@ static void analyse(struct verdict *v)
 		splat_close(v);
 	expect_close(v, v->nlines - 1);
 	kunit_close(v, v->nlines, -1);
+	kunit_top_close(v, v->nlines);
 
 	for (i = 0; i < v->nwant; i++) {
 		s = find_suite(v, v->want[i]);
@@ -1133,7 +1189,7 @@ static void add_suites(struct verdict *v, const char *list)
 
 int main(int argc, char **argv)
 {
-	struct verdict v = { .khdr = -1, .scase = -1, .boot_end = -1,
+	struct verdict v = { .khdr = -1, .ktop = -1, .scase = -1, .boot_end = -1,
 			     .sexpect = -1, .xpend = -1, .panic_line = -1 };
 	const char *val;
 	int i;

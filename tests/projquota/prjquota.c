@@ -1077,6 +1077,43 @@ TEST_F(prjquota, mmap_store_beyond_block_hard_limit_gets_sigbus)
 }
 
 /*
+ * Reading a sparse file through a mapping allocates nothing on ext4 and
+ * XFS: the page cache takes zeros for the holes, no block is allocated, so
+ * nothing is charged and st_blocks stays 0. Here tmpfs differs from both
+ * (tests/known-differences): its data is its pages, a read fault on a hole
+ * puts a page into the file (shmem_fault()) and charges it, which
+ * tmpfs.rst documents and tmpfs-prjquota-options.c pins.
+ */
+TEST_F(prjquota, read_fault_on_hole_charges_nothing)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t off, len = round_blocks(self, 64 * page);
+	struct usage base, u;
+	volatile const char *map;
+	char f[PATH_MAX], sum = 0;
+	int fd;
+
+	fd = create_file(_metadata, ppath(self, f, "sparse"));
+	ASSERT_EQ(0, ftruncate(fd, len));
+	ASSERT_EQ(0, fsync(fd));
+	base = read_usage(_metadata, self, self->prj);
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, (void *)map) TH_LOG("mmap: %s", strerror(errno));
+	for (off = 0; off < len; off += page)
+		sum += map[off];
+	munmap((void *)map, len);
+	EXPECT_EQ(0, sum);
+	u = read_usage(_metadata, self, self->prj);
+	EXPECT_EQ(base.space, u.space)
+		TH_LOG("curspace %llu after reading %zu bytes of holes, %llu before",
+		       (unsigned long long)u.space, len,
+		       (unsigned long long)base.space);
+	EXPECT_EQ(base.inodes, u.inodes);
+	EXPECT_EQ(0ull, file_bytes(_metadata, fd));
+	close(fd);
+}
+
+/*
  * Above the soft limit (and below the hard one) writing goes on, and the
  * grace period starts: dqb_btime is the time it ends.
  */

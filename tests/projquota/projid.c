@@ -539,6 +539,172 @@ TEST_F(projid, rename_exchange_checks_both_directions)
 }
 
 /*
+ * The same hole with an inode of project 0, the state every inode outside
+ * a project tree is in: p/g moves into a/ (project A, PROJINHERIT).
+ */
+TEST_F(projid, rename_exchange_of_project_0_file_into_projinherit_dir_gives_exdev)
+{
+	char a[PATH_MAX], p[PATH_MAX], f[PATH_MAX], g[PATH_MAX];
+
+	make_dir(_metadata, self, a, "a", PRJ_A, true);
+	make_dir(_metadata, self, p, "p", 0, false);
+	make_file(_metadata, path_of(self, f, "a/f"));
+	make_file(_metadata, path_of(self, g, "p/g"));
+
+	EXPECT_EQ(-1, renameat2(AT_FDCWD, f, AT_FDCWD, g, RENAME_EXCHANGE));
+	EXPECT_EQ(EXDEV, errno) TH_LOG("a/f <-> p/g: %s", strerror(errno));
+	EXPECT_EQ(-1, renameat2(AT_FDCWD, g, AT_FDCWD, f, RENAME_EXCHANGE));
+	EXPECT_EQ(EXDEV, errno) TH_LOG("p/g <-> a/f: %s", strerror(errno));
+	expect_project(_metadata, f, PRJ_A, false);
+	expect_project(_metadata, g, 0, false);
+}
+
+/*
+ * Special files and symlinks made outside a project tree are in project 0
+ * for good: no FS_IOC_FSSETXATTR reaches them on ext4 and tmpfs. A
+ * PROJINHERIT directory of another project takes them in neither by
+ * rename() (mv copies instead) nor by link(). Here ext4 and XFS differ:
+ * XFS lets link() take device nodes, FIFOs and sockets of project 0
+ * (xfs_link(): its project setup tools cannot tag them), not symlinks,
+ * and rename() nothing. tmpfs follows ext4.
+ */
+TEST_F(projid, link_of_project_0_special_file_into_project_gives_exdev)
+{
+	static const mode_t modes[] = { S_IFIFO | 0600, S_IFSOCK | 0600,
+					S_IFCHR | 0600 };
+	char a[PATH_MAX], src[PATH_MAX], dst[PATH_MAX], name[16];
+	size_t i;
+
+	make_dir(_metadata, self, a, "a", PRJ_A, true);
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(name, sizeof(name), "s%zu", i);
+		ASSERT_EQ(0, mknod(path_of(self, src, name), modes[i],
+				   makedev(1, 3)))
+			TH_LOG("mknod %s: %s", src, strerror(errno));
+		snprintf(name, sizeof(name), "a/s%zu", i);
+		EXPECT_EQ(-1, link(src, path_of(self, dst, name)));
+		EXPECT_EQ(EXDEV, errno) TH_LOG("link of mode %o: %s",
+					       modes[i], strerror(errno));
+	}
+}
+
+TEST_F(projid, rename_of_project_0_special_file_into_project_gives_exdev)
+{
+	char a[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
+
+	make_dir(_metadata, self, a, "a", PRJ_A, true);
+	ASSERT_EQ(0, mknod(path_of(self, src, "fifo"), S_IFIFO | 0600, 0));
+	EXPECT_EQ(-1, rename(src, path_of(self, dst, "a/fifo")));
+	EXPECT_EQ(EXDEV, errno) TH_LOG("rename: %s", strerror(errno));
+	EXPECT_EQ(0, access(src, F_OK));
+}
+
+TEST_F(projid, link_or_rename_of_project_0_symlink_into_project_gives_exdev)
+{
+	char a[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
+
+	make_dir(_metadata, self, a, "a", PRJ_A, true);
+	ASSERT_EQ(0, symlink("target", path_of(self, src, "link")));
+	/* link() does not follow the symlink: a second name for it */
+	EXPECT_EQ(-1, link(src, path_of(self, dst, "a/link")));
+	EXPECT_EQ(EXDEV, errno) TH_LOG("link: %s", strerror(errno));
+	EXPECT_EQ(-1, rename(src, path_of(self, dst, "a/link2")));
+	EXPECT_EQ(EXDEV, errno) TH_LOG("rename: %s", strerror(errno));
+}
+
+/* FS_IOC_SETFLAGS on the inode at @path: set or clear FS_IMMUTABLE_FL. */
+static int set_immutable(const char *path, bool on)
+{
+	unsigned int flags;
+	int ret = get_flags(path, &flags);
+
+	if (ret)
+		return ret;
+	return set_flags(path, on ? flags | FS_IMMUTABLE_FL :
+				    flags & ~FS_IMMUTABLE_FL);
+}
+
+/*
+ * An immutable inode keeps its project, as the VFS keeps its owner
+ * (chown() gives EPERM): ext4 refuses a project change with EPERM while
+ * FS_IMMUTABLE_FL is set before and after the call
+ * (ext4_ioctl_check_immutable()). Here ext4 and XFS differ: XFS changes
+ * the project of an immutable inode. tmpfs follows ext4. The inode is made
+ * mutable again whatever happens, so that the teardown can remove it.
+ */
+TEST_F(projid, projid_change_of_immutable_inode_gives_eperm)
+{
+	char f[PATH_MAX];
+	__u32 projid = ~0u;
+	bool inherit;
+	int ret, get;
+
+	make_file(_metadata, path_of(self, f, "f"));
+	ASSERT_EQ(0, guest_set_project_path(f, PRJ_A, false));
+	ASSERT_EQ(0, set_immutable(f, true));
+	ret = guest_set_project_path(f, PRJ_B, false);
+	get = get_project(f, &projid, &inherit);
+	ASSERT_EQ(0, set_immutable(f, false));
+
+	EXPECT_EQ(-EPERM, ret) TH_LOG("FS_IOC_FSSETXATTR: %s", strerror(-ret));
+	EXPECT_EQ(0, get);
+	EXPECT_EQ(PRJ_A, projid);
+}
+
+/* ... nor its PROJINHERIT flag, on a directory. */
+TEST_F(projid, projinherit_change_of_immutable_dir_gives_eperm)
+{
+	char d[PATH_MAX];
+	__u32 projid;
+	bool inherit = true;
+	int ret, get;
+
+	make_dir(_metadata, self, d, "d", PRJ_A, false);
+	ASSERT_EQ(0, set_immutable(d, true));
+	ret = guest_set_project_path(d, PRJ_A, true);
+	get = get_project(d, &projid, &inherit);
+	ASSERT_EQ(0, set_immutable(d, false));
+
+	EXPECT_EQ(-EPERM, ret) TH_LOG("FS_IOC_FSSETXATTR: %s", strerror(-ret));
+	EXPECT_EQ(0, get);
+	EXPECT_FALSE(inherit);
+}
+
+/* Clearing FS_IMMUTABLE_FL in the same call lets the project change. */
+TEST_F(projid, projid_change_while_clearing_immutable_succeeds)
+{
+	char f[PATH_MAX];
+	struct fsxattr fsx;
+	int fd, ret;
+
+	make_file(_metadata, path_of(self, f, "f"));
+	ASSERT_EQ(0, set_immutable(f, true));
+	fd = open(f, O_RDONLY | O_CLOEXEC);
+	ret = fd < 0 ? -errno : 0;
+	if (!ret && ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
+		ret = -errno;
+	if (!ret) {
+		fsx.fsx_xflags &= ~FS_XFLAG_IMMUTABLE;
+		fsx.fsx_projid = PRJ_B;
+		if (ioctl(fd, FS_IOC_FSSETXATTR, &fsx))
+			ret = -errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (ret)
+		set_immutable(f, false);
+
+	EXPECT_EQ(0, ret) TH_LOG("FS_IOC_FSSETXATTR: %s", strerror(-ret));
+	expect_project(_metadata, f, ret ? 0 : PRJ_B, false);
+	fsx.fsx_xflags = ~0u;
+	fd = open(f, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, FS_IOC_FSGETXATTR, &fsx));
+	close(fd);
+	EXPECT_EQ(0U, fsx.fsx_xflags & FS_XFLAG_IMMUTABLE);
+}
+
+/*
  * Run @fn in a forked child and return its exit status, or -1. The child
  * must only use plain syscalls and _exit(): no ASSERT_*, which would
  * unwind into the harness in the wrong process.

@@ -17,6 +17,13 @@
  * accepts the next splat if its lines name that function, and fails the
  * boot if it does not come.
  *
+ * The UACCESS_* types do not crash: LKDTM reads the user access state an
+ * interrupt taken inside a window sees in its handler, the state of every
+ * CPU's idle task, and the state inside a window around user_access_save()
+ * and user_access_restore(), and prints "lkdtm: OK: ..." or "lkdtm: FAIL:
+ * ..." (XFAIL where it cannot read the state: the case is skipped). They
+ * run first, before the Oopses.
+ *
  * Put this suite last in a boot's suite list: after an Oops the kernel is
  * tainted and lockdep switches itself off, so suites after it run without
  * lock checking.
@@ -90,6 +97,63 @@ static void expect_caught(struct __test_metadata *_metadata, const char *type)
 		TH_LOG("%s: LKDTM says: %.200s", type, strstr(log, "lkdtm: FAIL"));
 	EXPECT_EQ(NULL, strstr(log, "FAIL: survived"));
 	free(log);
+}
+
+/*
+ * Trigger LKDTM type @type, which reports instead of crashing: pass on its
+ * "OK:" line, fail on any "FAIL" line, skip on "XFAIL:".
+ */
+static void expect_ok(struct __test_metadata *_metadata, const char *type)
+{
+	char *log = calloc(1, LOG_SIZE);
+	const char *fail, *xfail;
+	int kmsg, fd;
+
+	ASSERT_NE(NULL, log);
+	if (access(DIRECT, W_OK)) {
+		free(log);
+		SKIP(return, "no LKDTM (%s: %s)", DIRECT, strerror(errno));
+	}
+	kmsg = guest_kmsg_open();
+	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(-kmsg));
+	fd = open(DIRECT, O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ((ssize_t)strlen(type), write(fd, type, strlen(type)))
+		TH_LOG("%s: %s", type, strerror(errno));
+	close(fd);
+	guest_kmsg_read(kmsg, log, LOG_SIZE);
+	close(kmsg);
+
+	xfail = strstr(log, "lkdtm: XFAIL: ");
+	if (xfail) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "%.*s", (int)strcspn(xfail, "\n"),
+			 xfail);
+		free(log);
+		SKIP(return, "%s", why);
+	}
+	fail = strstr(log, "lkdtm: FAIL");
+	EXPECT_EQ(NULL, fail)
+		TH_LOG("%s: %.*s", type, (int)strcspn(fail, "\n"), fail);
+	EXPECT_NE(NULL, strstr(log, "lkdtm: OK: "))
+		TH_LOG("%s: no \"lkdtm: OK:\" in the kernel log", type);
+	free(log);
+}
+
+TEST(interrupt_inside_window_runs_with_user_access_closed)
+{
+	expect_ok(_metadata, "UACCESS_IRQ_IN_WINDOW");
+}
+
+TEST(idle_tasks_run_with_user_access_closed)
+{
+	expect_ok(_metadata, "UACCESS_IDLE");
+}
+
+TEST(user_access_save_closes_and_restore_reopens)
+{
+	expect_ok(_metadata, "UACCESS_SAVE_RESTORE");
 }
 
 TEST(user_access_before_any_window_is_caught)
