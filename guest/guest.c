@@ -15,6 +15,7 @@
 #include <linux/quota.h>
 
 #include "guest.h"
+#include "protocol.h"
 
 #ifndef __NR_quotactl_fd
 #define __NR_quotactl_fd 443	/* the same on every architecture */
@@ -198,7 +199,7 @@ void guest_kmsg_read(int fd, char *log, size_t size)
 int guest_expect_splat(int fd, const char *what)
 {
 	char line[256];
-	int len = snprintf(line, sizeof(line), "harness: expect splat: %s", what);
+	int len = snprintf(line, sizeof(line), HARNESS_FMT_EXPECT, what);
 
 	if (len < 0 || (size_t)len >= sizeof(line))
 		return -EINVAL;
@@ -212,10 +213,10 @@ bool guest_negative_control(const char *name)
 
 	if (guest_read_file("/proc/cmdline", cmdline, sizeof(cmdline)))
 		return false;
-	p = strstr(cmdline, "harness.negative=");
+	p = strstr(cmdline, HARNESS_PARAM "negative=");
 	if (!p)
 		return false;
-	p += strlen("harness.negative=");
+	p += strlen(HARNESS_PARAM "negative=");
 	end = p + strcspn(p, " \n");
 	while (p < end) {
 		size_t n = strcspn(p, ", \n");

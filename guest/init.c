@@ -3,47 +3,15 @@
  * init for the test guests: PID 1 of every boot, statically linked.
  *
  * It mounts proc, sysfs, devtmpfs, debugfs and a tmpfs on /tmp, prints a
- * banner, runs the suites named on the kernel command line and powers the
- * machine off. The host reads everything from the console:
+ * banner, loads the modules /etc/harness-modules names (one per line, from
+ * /lib/modules: the test builds' LKDTM and KUnit modules), mounts the
+ * filesystems and runs the suites the kernel command line names, relaying
+ * each line they print to the console, and powers the machine off. Before
+ * that it unmounts what it mounted on /mnt, asks kmemleak for a scan and
+ * copies any report into the kernel log, where the host's verdict finds it.
  *
- *   harness: banner TEXT                  one per line of /etc/harness-banner
- *   harness: suite NAME begin
- *   [    t.tttttt] NAME| LINE              each line the suite prints
- *   harness: suite NAME end status=S seconds=T
- *   harness: end status=N                 N: suites that did not exit 0
- *
- * Every line is a kernel log record written to /dev/kmsg (see put_line()),
- * so that it carries the kernel's timestamp, the host reads guest and
- * kernel lines alike, and no kernel line can land inside a guest line on
- * the console. Kernel command line:
- *
- *   harness.suites=a,b,c   run /tests/a, /tests/b, /tests/c in that order
- *   harness.timeout=S      per-suite timeout in seconds (default 300)
- *   harness.chroot=SERIAL  mount the virtio disk with that serial (ext4) on
- *                          /debian and run the suites chrooted into it, as
- *                          /harness/NAME
- *   harness.shell=1        after the suites, start /bin/sh on the console
- *   harness.halt=1         end with a halt, not a reboot (boards whose
- *                          reset QEMU lacks or the kernel gets wrong; the
- *                          host stops QEMU at the kernel's "System halted")
- *   harness.mounts=M,...   before the suites, mount each M = NAME:TYPE:OPTS
- *                          on /mnt/NAME: the virtio disk whose serial is
- *                          NAME, or a fresh instance for tmpfs (options are
- *                          separated by '+' instead of ',')
- *
- * A suite written NAME@M runs /tests/NAME with the argument /mnt/M, so that
- * one test program runs on several filesystems in one boot.
- *
- * Before the mounts it loads the modules /etc/harness-modules names, one
- * per line, from /lib/modules (the test builds' LKDTM and KUnit modules);
- * a module that does not load fails the boot:
- *
- *   harness: module NAME loaded
- *   harness: module NAME failed: ERROR
- *
- * Before power-off it unmounts what it mounted on /mnt, asks kmemleak for a
- * scan and copies any report into the kernel log, where the host's verdict
- * finds it.
+ * The command line it reads and the console lines it writes are the
+ * harness's protocol, described in protocol.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -65,6 +33,7 @@
 #include <sys/wait.h>
 
 #include "guest.h"
+#include "protocol.h"
 
 #define CMDLINE_MAX	4096
 #define LINE_MAX_LEN	65536
@@ -147,7 +116,7 @@ static void kmsg_setup(void)
 	fd = open("/proc/sys/kernel/printk_devkmsg", O_RDWR | O_CLOEXEC);
 	if (fd >= 0) {
 		if (write(fd, "on", 2) < 0 && errno != EINVAL)
-			say("harness: printk_devkmsg: %s", strerror(errno));
+			say(HARNESS_MARKER " printk_devkmsg: %s", strerror(errno));
 		if (pread(fd, val, sizeof(val) - 1, 0) < 0)
 			val[0] = '\0';
 		close(fd);
@@ -162,17 +131,17 @@ static void do_mount(const char *src, const char *dst, const char *type,
 {
 	mkdir(dst, 0755);
 	if (mount(src, dst, type, flags, data) && errno != EBUSY)
-		say("harness: mount %s on %s failed: %s", type ? type : src,
+		say(HARNESS_MARKER " mount %s on %s failed: %s", type ? type : src,
 		    dst, strerror(errno));
 }
 
-/* Value of harness.KEY= on the kernel command line, or NULL. */
+/* Value of HARNESS_PARAM KEY= on the kernel command line, or NULL. */
 static char *param(const char *key)
 {
 	char pat[64], *p, *end;
 	static char val[CMDLINE_MAX];
 
-	snprintf(pat, sizeof(pat), "harness.%s=", key);
+	snprintf(pat, sizeof(pat), HARNESS_PARAM "%s=", key);
 	for (p = cmdline; (p = strstr(p, pat)); p++) {
 		if (p != cmdline && p[-1] != ' ')
 			continue;
@@ -206,13 +175,14 @@ static void banner(void)
 	FILE *f;
 
 	read_file("/proc/sys/kernel/osrelease", release, sizeof(release));
-	say("harness: banner Linux %s", release);
+	snprintf(line, sizeof(line), "Linux %s", release);
+	say(HARNESS_FMT_BANNER, line);
 	f = fopen("/etc/harness-banner", "re");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
-		say("harness: banner %s", line);
+		say(HARNESS_FMT_BANNER, line);
 	}
 	fclose(f);
 }
@@ -224,12 +194,12 @@ static int setup_chroot(const char *serial)
 	size_t i;
 
 	if (guest_find_disk(serial, dev, sizeof(dev))) {
-		say("harness: no disk with serial %s", serial);
+		say(HARNESS_MARKER " no disk with serial %s", serial);
 		return -1;
 	}
 	mkdir("/debian", 0755);
 	if (mount(dev, "/debian", "ext4", 0, NULL)) {
-		say("harness: mount %s on /debian: %s", dev, strerror(errno));
+		say(HARNESS_MARKER " mount %s on /debian: %s", dev, strerror(errno));
 		return -1;
 	}
 	for (i = 0; i < sizeof(binds) / sizeof(binds[0]); i++) {
@@ -239,7 +209,8 @@ static int setup_chroot(const char *serial)
 	}
 	do_mount("/tests", "/debian/harness", NULL, MS_BIND, NULL);
 	chroot_dir = "/debian";
-	say("harness: running suites chrooted into %s (%s)", chroot_dir, serial);
+	say(HARNESS_MARKER " running suites chrooted into %s (%s)", chroot_dir,
+	    serial);
 	return 0;
 }
 
@@ -248,7 +219,7 @@ static void relay(const char *name, char *buf, size_t *len, int flush)
 {
 	char *start = buf, *nl, prefix[128];
 
-	snprintf(prefix, sizeof(prefix), "%s| ", name);
+	snprintf(prefix, sizeof(prefix), "%s" HARNESS_RELAY_SEP, name);
 	while ((nl = memchr(start, '\n', *len - (start - buf)))) {
 		*nl = '\0';
 		if (nl > start && nl[-1] == '\r')
@@ -275,7 +246,7 @@ static int setup_mounts(char *list)
 	for (m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
 		type = strchr(m, ':');
 		if (!type) {
-			say("harness: bad mount %s (want NAME:TYPE:OPTS)", m);
+			say(HARNESS_MARKER " bad mount %s (want NAME:TYPE:OPTS)", m);
 			failed++;
 			continue;
 		}
@@ -288,19 +259,19 @@ static int setup_mounts(char *list)
 		if (!strcmp(type, "tmpfs"))
 			snprintf(dev, sizeof(dev), "tmpfs");
 		else if (guest_find_disk(m, dev, sizeof(dev))) {
-			say("harness: no disk with serial %s", m);
+			say(HARNESS_MARKER " no disk with serial %s", m);
 			failed++;
 			continue;
 		}
 		snprintf(dir, sizeof(dir), "/mnt/%s", m);
 		mkdir(dir, 0755);
 		if (mount(dev, dir, type, 0, *opts ? opts : NULL)) {
-			say("harness: mount %s (%s, %s) on %s: %s", dev, type, opts,
+			say(HARNESS_MARKER " mount %s (%s, %s) on %s: %s", dev, type, opts,
 			    dir, strerror(errno));
 			failed++;
 			continue;
 		}
-		say("harness: mounted %s (%s, %s) on %s", dev, type, opts, dir);
+		say(HARNESS_MARKER " mounted %s (%s, %s) on %s", dev, type, opts, dir);
 		if (nr_mounted < MOUNTS_MAX)
 			strcpy(mounted[nr_mounted++], dir);
 	}
@@ -310,8 +281,8 @@ static int setup_mounts(char *list)
 static int run_suite(const char *name, int timeout)
 {
 	static char buf[LINE_MAX_LEN + 1];
-	char path[256], arg[300] = "";
-	const char *at = strchr(name, '@');
+	char path[256], arg[300] = "", code[16];
+	const char *at = strchr(name, HARNESS_AT);
 	double start = now(), deadline = start + timeout;
 	int pipefd[2], status, timed_out = 0;
 	size_t len = 0;
@@ -321,9 +292,9 @@ static int run_suite(const char *name, int timeout)
 		 at ? (int)(at - name) : (int)strlen(name), name);
 	if (at)
 		snprintf(arg, sizeof(arg), "/mnt/%s", at + 1);
-	say("harness: suite %s begin", name);
+	say(HARNESS_FMT_SUITE_BEGIN, name);
 	if (pipe2(pipefd, O_CLOEXEC)) {
-		say("harness: suite %s end status=pipe seconds=0.000", name);
+		say(HARNESS_FMT_SUITE_END, name, "pipe", 0.0);
 		return 1;
 	}
 	pid = fork();
@@ -336,7 +307,7 @@ static int run_suite(const char *name, int timeout)
 		if (!chroot_dir && chdir("/tmp"))
 			_exit(126);
 		execl(path, path, at ? arg : (char *)NULL, (char *)NULL);
-		fprintf(stderr, "harness: exec %s: %s\n", path, strerror(errno));
+		fprintf(stderr, HARNESS_MARKER " exec %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -367,11 +338,12 @@ static int run_suite(const char *name, int timeout)
 		;
 
 	if (timed_out) {
-		say("harness: suite %s end status=timeout seconds=%.3f", name, now() - start);
+		say(HARNESS_FMT_SUITE_END, name, "timeout", now() - start);
 		return 1;
 	}
 	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	say("harness: suite %s end status=%d seconds=%.3f", name, status, now() - start);
+	snprintf(code, sizeof(code), "%d", status);
+	say(HARNESS_FMT_SUITE_END, name, code, now() - start);
 	return status != 0;
 }
 
@@ -401,10 +373,10 @@ static int load_modules(void)
 			close(fd);
 		}
 		if (ret) {
-			say("harness: module %s failed: %s", name, strerror(errno));
+			say(HARNESS_FMT_MODULE_FAIL, name, strerror(errno));
 			failed++;
 		} else {
-			say("harness: module %s loaded", name);
+			say(HARNESS_FMT_MODULE_OK, name);
 		}
 	}
 	return failed;
@@ -416,7 +388,8 @@ static int unmount_all(void)
 
 	while (nr_mounted--) {
 		if (umount(mounted[nr_mounted])) {
-			say("harness: umount %s: %s", mounted[nr_mounted], strerror(errno));
+			say(HARNESS_MARKER " umount %s: %s", mounted[nr_mounted],
+			    strerror(errno));
 			failed++;
 		}
 	}
@@ -435,7 +408,7 @@ static void kmemleak_scan(void)
 	if (fd < 0)
 		return;
 	if (write(fd, "scan", 4) < 0)
-		say("harness: kmemleak scan: %s", strerror(errno));
+		say(HARNESS_MARKER " kmemleak scan: %s", strerror(errno));
 	close(fd);
 	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f)) {
@@ -505,7 +478,7 @@ int main(void)
 	if (!chroot_dir)
 		failed += unmount_all();
 	kmemleak_scan();
-	say("harness: end status=%d", failed);
+	say(HARNESS_FMT_END, failed);
 	sync();
 	val = param("halt");
 	reboot(val && !strcmp(val, "1") ? RB_HALT_SYSTEM : RB_AUTOBOOT);

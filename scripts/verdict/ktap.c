@@ -143,7 +143,7 @@ static void suite_end(struct cases *cs, struct gsuite *s, long i)
 	}
 }
 
-/* "harness: suite NAME begin" and "harness: suite NAME end status=S ..." */
+/* HARNESS_FMT_SUITE_BEGIN and HARNESS_FMT_SUITE_END */
 void suites_marker(struct suites *su, const struct log *log,
 		   struct cases *cs, long i)
 {
@@ -151,26 +151,26 @@ void suites_marker(struct suites *su, const struct log *log,
 	struct gsuite *s;
 	char *name;
 
-	if (!word(p, "suite"))
+	if (!word(p, HARNESS_SUITE))
 		return;
-	p = skip_ws(p + strlen("suite"));
+	p = skip_ws(p + strlen(HARNESS_SUITE));
 	for (q = p; *q && !isspace((unsigned char)*q); q++)
 		;
 	name = xstrndup(p, (size_t)(q - p));
 	p = skip_ws(q);
 	s = find_suite(su, name);
-	if (word(p, "begin")) {
+	if (word(p, HARNESS_BEGIN)) {
 		if (!s || s->begin >= 0 || s->end >= 0)
 			s = new_suite(su, name);
 		s->begin = s->last = i;
 		s->last_ts = log->lines[i].ts;
-	} else if (word(p, "end")) {
+	} else if (word(p, HARNESS_END)) {
 		if (!s || s->end >= 0)
 			s = new_suite(su, name);
 		s->end = i;
-		p = strstr(p, "status=");
+		p = strstr(p, HARNESS_STATUS);
 		if (p) {
-			p += strlen("status=");
+			p += strlen(HARNESS_STATUS);
 			for (q = p; *q && !isspace((unsigned char)*q); q++)
 				;
 			s->status = xstrndup(p, (size_t)(q - p));
@@ -197,7 +197,7 @@ void suites_finish(struct suites *su, const struct log *log,
 		if (s && s->begin >= 0)
 			continue;
 		c = add_case(cs, want[i], xprintf("(did not run)"), R_FAIL, 0);
-		c->note = xprintf("no \"harness: suite %s begin\" in the log",
+		c->note = xprintf("no \"" HARNESS_FMT_SUITE_BEGIN "\" in the log",
 				  want[i]);
 	}
 	for (i = 0; i < su->n; i++) {

@@ -48,16 +48,19 @@ static void classify(struct line *l)
 {
 	const char *t = l->text, *p = t;
 
-	if (word(t, "harness:")) {
+	if (word(t, HARNESS_MARKER)) {
 		l->kind = L_MARKER;
 		return;
 	}
-	while (isalnum((unsigned char)*p) || (*p && strchr("_.+-@:/", *p)))
+	while (isalnum((unsigned char)*p) ||
+	       (*p && strchr(HARNESS_NAME_CHARS, *p)))
 		p++;
-	if (p > t && *p == '|' && (p[1] == ' ' || !p[1])) {
+	/* "NAME| LINE", or "NAME|" if the line was empty */
+	if (p > t && (!strncmp(p, HARNESS_RELAY_SEP, strlen(HARNESS_RELAY_SEP)) ||
+		      (*p == HARNESS_RELAY_SEP[0] && !p[1]))) {
 		l->kind = L_RELAY;
 		l->suite = xstrndup(t, (size_t)(p - t));
-		l->body = p[1] ? p + 2 : p + 1;
+		l->body = p[1] ? p + strlen(HARNESS_RELAY_SEP) : p + 1;
 		return;
 	}
 	l->kind = L_KERNEL;
@@ -95,9 +98,10 @@ void log_read(struct log *log, const char *path)
 	fclose(f);
 }
 
+/* the text of marker line @i after its first word */
 const char *log_marker(const struct log *log, long i)
 {
-	return skip_ws(log->lines[i].text + strlen("harness:"));
+	return skip_ws(log->lines[i].text + strlen(HARNESS_MARKER));
 }
 
 /* the rest of the first kernel line that contains @prefix, or NULL */

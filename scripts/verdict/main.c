@@ -32,20 +32,20 @@ struct verdict {
 	long boot_end;		/* "harness: end" line, -1 if absent */
 };
 
-/* "harness: module NAME loaded" or "harness: module NAME failed: ERROR" */
+/* HARNESS_FMT_MODULE_OK or HARNESS_FMT_MODULE_FAIL */
 static void module_marker(struct cases *cs, const char *p, long i)
 {
 	const char *q;
 	struct tcase *c;
 	char *name;
 
-	p = skip_ws(p + strlen("module"));
+	p = skip_ws(p + strlen(HARNESS_MODULE));
 	for (q = p; *q && !isspace((unsigned char)*q); q++)
 		;
 	name = xstrndup(p, (size_t)(q - p));
 	p = skip_ws(q);
 	c = add_case(cs, "module", xprintf("%s", name),
-		     word(p, "loaded") ? R_PASS : R_FAIL, 0);
+		     word(p, HARNESS_LOADED) ? R_PASS : R_FAIL, 0);
 	if (c->res == R_FAIL) {
 		set_ctx(c, i, i, F_ANY, NULL);
 		c->note = xprintf("the init could not load module %s", name);
@@ -61,10 +61,10 @@ static void marker_line(struct verdict *v, long i)
 	kunit_close_all(&v->kunit, &v->log, &v->cases, i);
 	if (splat_marker(&v->splat, &v->log, &v->cases, i))
 		return;
-	if (word(p, "end")) {
+	if (word(p, HARNESS_END)) {
 		if (v->boot_end < 0)
 			v->boot_end = i;
-	} else if (word(p, "module")) {
+	} else if (word(p, HARNESS_MODULE)) {
 		module_marker(&v->cases, p, i);
 	} else {
 		suites_marker(&v->suites, &v->log, &v->cases, i);
@@ -135,7 +135,7 @@ static void boot_case(struct verdict *v)
 	set_ctx(c, log->nlines - CTX_LINES, log->nlines - 1, F_ANY, NULL);
 	c->note = v->splat.panic ?
 		xprintf("the boot did not end in the expected panic") :
-		xprintf("no \"harness: end\": crash, panic or timeout");
+		xprintf("no \"" HARNESS_MARKER " " HARNESS_END "\": crash, panic or timeout");
 }
 
 static void analyse(struct verdict *v)

@@ -14,8 +14,6 @@
 				 * arm Oops (registers, stack) runs ~70 lines */
 #define NAME_LEN	80	/* splat names are cut to this many bytes */
 
-#define EXPECT_MARK	"expect splat:"
-
 #define NWEAK	2
 static const char *const triggers[] = {
 	/* first the NWEAK cut-here lines: the weakest names */
@@ -64,7 +62,7 @@ static int trigger(const char *s)
 /* the SUBSTRING of the "harness: expect splat: SUBSTRING" line @i */
 static const char *expect_text(const struct log *log, long i)
 {
-	return skip_ws(log_marker(log, i) + strlen(EXPECT_MARK));
+	return skip_ws(log_marker(log, i) + strlen(HARNESS_EXPECT_SPLAT));
 }
 
 /* Name the open splat and decide whether it fails. */
@@ -182,7 +180,7 @@ int splat_marker(struct splat *s, const struct log *log, struct cases *cs,
 	const char *p = log_marker(log, i);
 
 	expect_close(s, log, cs, i);
-	if (!strncmp(p, EXPECT_MARK, strlen(EXPECT_MARK)) &&
+	if (!strncmp(p, HARNESS_EXPECT_SPLAT, strlen(HARNESS_EXPECT_SPLAT)) &&
 	    *expect_text(log, i)) {
 		s->xpend = i;
 		s->xhit = 0;

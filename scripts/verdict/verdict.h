@@ -1,7 +1,7 @@
 /*
  * verdict - decide pass/fail per test case from one guest boot's serial log
  *
- * Build: gcc -O2 -Wall -Wextra -o verdict scripts/verdict/[a-z]*.c
+ * Build: gcc -O2 -Wall -Wextra -Iguest -o verdict scripts/verdict/[a-z]*.c
  *
  * One file per concern, each with its own state:
  *
@@ -14,21 +14,13 @@
  *	main.c		options, the pass over the log, the boot's own cases
  *	util.c		memory, strings
  *
- * Log protocol.  Lines may end in "\r\n".  Kernel printk lines start with a
- * timestamp "[    1.234567] ".  The guest init prints timestamped markers:
+ * What the log holds (markers, relayed suite lines, kernel lines) is
+ * described in guest/protocol.h, whose strings the verdict parses; what
+ * the verdict makes of it:
  *
- *	harness: banner <free text>
- *	harness: suite NAME begin
- *	NAME| <line of the suite's program, relayed verbatim>
- *	harness: suite NAME end status=S seconds=X	(S: exit code, 128+signal
- *							 or "timeout")
- *	harness: end status=S				(last line before power-off)
- *	harness: expect splat: SUBSTRING		(a test is about to provoke
- *							 one, see below)
- *
- * A suite's relayed output is TAP 13 / KTAP: only top-level "ok N name" and
- * "not ok N name" lines (optional "# SKIP", "# TODO" or "# XFAIL" directive)
- * and the plan "1..N" count; indented (nested) lines are ignored.
+ * A guest suite's cases are its top-level TAP results; a suite that
+ * printed fewer results than its plan, exited non-zero, never began
+ * (--suites) or never ended fails.
  *
  * KUnit prints KTAP on kernel lines: "    # Subtest: NAME" at indent 4 opens
  * suite kunit:NAME; its cases are the least indented result lines up to the
@@ -36,7 +28,8 @@
  *
  * Kernel splats (BUG:, WARNING:, Oops, KASAN:, ... see triggers[]) on kernel
  * lines are failing cases of suite "kernel" unless matched by --allow.  A
- * missing "harness: end" fails case "kernel boot".
+ * missing "harness: end" fails case "kernel boot", a module init could not
+ * load ("harness: module NAME failed: ...") case "module NAME".
  *
  * A guest test that provokes a splat on purpose (LKDTM) first writes
  * "harness: expect splat: SUBSTRING" to /dev/kmsg.  Up to the next marker
@@ -70,6 +63,8 @@
 
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
+
+#include "protocol.h"
 
 #define CTX_LINES	40	/* context lines shown per failure */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
