@@ -64,4 +64,4 @@ series-status:
 	@scripts/tree status
 
 clean:
-	rm -rf build/out build/run build/guest build/logs build/host build/results.txt
+	rm -rf build/out build/run build/guest build/logs build/host build/results.txt build/values.txt

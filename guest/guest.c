@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mntent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +16,22 @@
 #include <linux/quota.h>
 
 #include "guest.h"
-#include "protocol.h"
 
 #ifndef __NR_quotactl_fd
 #define __NR_quotactl_fd 443	/* the same on every architecture */
 #endif
+
+void guest_value(const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf(HARNESS_VALUE "%s ", key);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
 
 int guest_read_file(const char *path, char *buf, size_t size)
 {

@@ -6,6 +6,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol.h"
+
+/*
+ * A value for the host, on stdout: "# value @key TEXT" (HARNESS_VALUE),
+ * TEXT printf-formatted. The verdict writes it to the boot's values file
+ * (a digest, a benchmark figure); it is not a test case.
+ */
+void guest_value(const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Find the virtio disk with serial @serial; write "/dev/vdX" into @dev. */
 int guest_find_disk(const char *serial, char *dev, size_t size);
 

@@ -61,6 +61,13 @@
  * top-level "ok N name" / "not ok N name" lines (with an optional "# SKIP",
  * "# TODO" or "# XFAIL" directive); indented lines are its own.
  *
+ * A suite's line "# value KEY TEXT" (HARNESS_VALUE, guest_value()) is a
+ * value for the host: a digest of what the suite saw, a benchmark figure.
+ * The verdict writes it to its values file as "ARCH CONFIG SUITE KEY TEXT"
+ * (scripts/test compares the uaccess suites' "digest" across boots,
+ * scripts/bench and bench-uaccess make their tables of the figures); it
+ * is neither a case nor a comment.
+ *
  * Kernel lines: everything else, including KUnit's KTAP and the splats.
  *
  * The host adds lines of its own that start with "harness-host:" (the
@@ -92,6 +99,9 @@
 				" " HARNESS_STATUS "%s " HARNESS_SECONDS "%.3f"
 #define HARNESS_FMT_EXPECT	HARNESS_MARKER " " HARNESS_EXPECT_SPLAT " %s"
 #define HARNESS_FMT_END		HARNESS_MARKER " " HARNESS_END " " HARNESS_STATUS "%d"
+
+/* A suite's value for the host: this, a key, the value. */
+#define HARNESS_VALUE		"# value "
 
 /* A relayed line: suite name, then this, then the suite's line. */
 #define HARNESS_RELAY_SEP	"| "

@@ -32,11 +32,11 @@
  * block's last event can run after its end and are then counted in no
  * block: an error below 1/EVENTS.
  *
- * Output is KTAP, one case per configuration, with the results as
- * diagnostic lines in the format scripts/bench extracts:
+ * Output is KTAP, one case per configuration, with the results as values
+ * (guest_value()) that the verdict collects and scripts/bench prints:
  *
- *   # table OP CONFIG MEDIAN MIN MAX ROUNDS     OP: event, switches
- *   # ratio OP CONFIG BASE RATIO
+ *   # value table OP CONFIG MEDIAN MIN MAX ROUNDS     OP: event, switches
+ *   # value ratio OP CONFIG BASE RATIO
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -213,9 +213,9 @@ static void calibrate(const char *when)
 
 	asm volatile("1: dec %0\n\tjnz 1b" : "+r" (n));
 	ns = now_ns() - start;
-	printf("# calibration %s insns=%lu ns=%llu ratio=%.5f\n", when,
-	       2 * SPIN_LOOPS, (unsigned long long)ns,
-	       (double)ns / (2 * SPIN_LOOPS));
+	guest_value("calibration", "%s insns=%lu ns=%llu ratio=%.5f", when,
+		    2 * SPIN_LOOPS, (unsigned long long)ns,
+		    (double)ns / (2 * SPIN_LOOPS));
 #endif
 }
 
@@ -226,7 +226,7 @@ static void print_clocksource(void)
 	guest_read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 			cs, sizeof(cs));
 	cs[strcspn(cs, "\n")] = '\0';
-	printf("# clocksource %s\n", cs);
+	guest_value("clocksource", "%s", cs);
 }
 
 int main(void)
@@ -244,7 +244,7 @@ int main(void)
 	for (i = 0; i < NR_CONFIGS; i++)
 		configs[i].ok = !run_config(&configs[i]);
 	calibrate("after");
-	printf("# table op config median min max rounds\n");
+	guest_value("table", "op config median min max rounds");
 	for (i = 0; i < NR_CONFIGS; i++) {
 		struct config *c = &configs[i];
 
@@ -252,18 +252,19 @@ int main(void)
 			continue;
 		qsort(c->insns, ROUNDS, sizeof(c->insns[0]), cmp_u64);
 		qsort(c->switches, ROUNDS, sizeof(c->switches[0]), cmp_double);
-		printf("# table event %s %llu %llu %llu %d\n", c->name,
-		       (unsigned long long)c->insns[ROUNDS / 2],
-		       (unsigned long long)c->insns[0],
-		       (unsigned long long)c->insns[ROUNDS - 1], ROUNDS);
-		printf("# table switches %s %.2f %.2f %.2f %d\n", c->name,
-		       c->switches[ROUNDS / 2], c->switches[0],
-		       c->switches[ROUNDS - 1], ROUNDS);
+		guest_value("table", "event %s %llu %llu %llu %d", c->name,
+			    (unsigned long long)c->insns[ROUNDS / 2],
+			    (unsigned long long)c->insns[0],
+			    (unsigned long long)c->insns[ROUNDS - 1], ROUNDS);
+		guest_value("table", "switches %s %.2f %.2f %.2f %d", c->name,
+			    c->switches[ROUNDS / 2], c->switches[0],
+			    c->switches[ROUNDS - 1], ROUNDS);
 	}
-	printf("# ratio op config base ratio\n");
+	guest_value("ratio", "op config base ratio");
 	if (plain->ok && excl->ok && excl->insns[ROUNDS / 2])
-		printf("# ratio event %s %s %.4f\n", plain->name, excl->name,
-		       (double)plain->insns[ROUNDS / 2] / excl->insns[ROUNDS / 2]);
+		guest_value("ratio", "event %s %s %.4f", plain->name, excl->name,
+			    (double)plain->insns[ROUNDS / 2] /
+			    excl->insns[ROUNDS / 2]);
 	for (i = 0; i < NR_CONFIGS; i++) {
 		printf("%sok %zu %s\n", configs[i].ok ? "" : "not ", i + 1,
 		       configs[i].name);

@@ -52,11 +52,12 @@
  * timer tick) and kernel threads while a process only computes.
  *
  * Output is KTAP, one case per configuration (set up and measured), with
- * the results as diagnostic lines:
+ * the results as values (guest_value()) that the verdict collects and
+ * scripts/bench prints:
  *
- *   # table OP CONFIG MEDIAN MIN MAX ROUNDS
- *   # ratio OP CONFIG BASE RATIO
- *   # target NAME met|missed DETAIL
+ *   # value table OP CONFIG MEDIAN MIN MAX ROUNDS
+ *   # value ratio OP CONFIG BASE RATIO
+ *   # value target NAME met|missed DETAIL
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -369,9 +370,9 @@ static void calibrate(const char *when)
 
 	asm volatile("1: dec %0\n\tjnz 1b" : "+r" (n));
 	ns = now_ns() - start;
-	printf("# calibration %s insns=%lu ns=%llu ratio=%.5f\n", when,
-	       2 * SPIN_LOOPS, (unsigned long long)ns,
-	       (double)ns / (2 * SPIN_LOOPS));
+	guest_value("calibration", "%s insns=%lu ns=%llu ratio=%.5f", when,
+		    2 * SPIN_LOOPS, (unsigned long long)ns,
+		    (double)ns / (2 * SPIN_LOOPS));
 #endif
 }
 
@@ -405,7 +406,7 @@ static void settle_clocksource(void)
 			break;
 		nanosleep(&tick, NULL);
 	}
-	printf("# clocksource %s\n", cs);
+	guest_value("clocksource", "%s", cs);
 }
 
 static void print_clocksource(void)
@@ -413,7 +414,7 @@ static void print_clocksource(void)
 	char cs[64];
 
 	read_clocksource(cs, sizeof(cs));
-	printf("# clocksource %s\n", cs);
+	guest_value("clocksource", "%s", cs);
 }
 
 static void report(void)
@@ -422,27 +423,29 @@ static void report(void)
 	size_t i;
 	int op;
 
-	printf("# table op config median min max rounds\n");
+	guest_value("table", "op config median min max rounds");
 	for (op = 0; op < NR_OPS; op++)
 		for (i = 0; i < NR_CONFIGS; i++) {
 			struct config *c = &configs[i];
 
 			if (!c->ok)
 				continue;
-			printf("# table %s %s %llu %llu %llu %d\n", op_names[op],
-			       c->name, (unsigned long long)median(c, op),
-			       (unsigned long long)extreme(c, op, false),
-			       (unsigned long long)extreme(c, op, true), ROUNDS);
+			guest_value("table", "%s %s %llu %llu %llu %d",
+				    op_names[op], c->name,
+				    (unsigned long long)median(c, op),
+				    (unsigned long long)extreme(c, op, false),
+				    (unsigned long long)extreme(c, op, true),
+				    ROUNDS);
 		}
-	printf("# ratio op config base ratio\n");
+	guest_value("ratio", "op config base ratio");
 	for (op = 0; op < NR_OPS; op++)
 		for (i = 0; i < NR_CONFIGS; i++) {
 			struct config *c = &configs[i];
 
 			if (c->base && ratio(c->name, c->base, op))
-				printf("# ratio %s %s %s %.4f\n", op_names[op],
-				       c->name, c->base,
-				       ratio(c->name, c->base, op));
+				guest_value("ratio", "%s %s %s %.4f",
+					    op_names[op], c->name, c->base,
+					    ratio(c->name, c->base, op));
 		}
 	for (op = 0; op < NR_OPS; op++) {
 		pp = ratio("tmpfs-prjquota", "tmpfs-noquota", op);
@@ -451,17 +454,17 @@ static void report(void)
 		ep = ratio("ext4-prjquota", "ext4-noquota", op);
 		eo = ratio("ext4-prjonly", "ext4-noquota", op);
 		if (pu)
-			printf("# target %s-prj-vs-usr %s tmpfs prjquota/usrquota %.4f (limit %.2f; overheads %+.2f%% vs %+.2f%%)\n",
-			       op_names[op], pu <= TARGET_SLACK ? "met" : "missed",
-			       pu, TARGET_SLACK, (pp - 1) * 100, (up - 1) * 100);
+			guest_value("target", "%s-prj-vs-usr %s tmpfs prjquota/usrquota %.4f (limit %.2f; overheads %+.2f%% vs %+.2f%%)",
+				    op_names[op], pu <= TARGET_SLACK ? "met" : "missed",
+				    pu, TARGET_SLACK, (pp - 1) * 100, (up - 1) * 100);
 		if (pp && ep)
-			printf("# target %s-tmpfs-vs-ext4 %s overhead tmpfs prjquota %+.2f%%, ext4 prjquota %+.2f%%\n",
-			       op_names[op], pp < ep ? "met" : "missed",
-			       (pp - 1) * 100, (ep - 1) * 100);
+			guest_value("target", "%s-tmpfs-vs-ext4 %s overhead tmpfs prjquota %+.2f%%, ext4 prjquota %+.2f%%",
+				    op_names[op], pp < ep ? "met" : "missed",
+				    (pp - 1) * 100, (ep - 1) * 100);
 		if (pp && eo)
-			printf("# target %s-tmpfs-vs-ext4-prjonly %s overhead tmpfs prjquota %+.2f%%, ext4 prjonly %+.2f%%\n",
-			       op_names[op], pp < eo ? "met" : "missed",
-			       (pp - 1) * 100, (eo - 1) * 100);
+			guest_value("target", "%s-tmpfs-vs-ext4-prjonly %s overhead tmpfs prjquota %+.2f%%, ext4 prjonly %+.2f%%",
+				    op_names[op], pp < eo ? "met" : "missed",
+				    (pp - 1) * 100, (eo - 1) * 100);
 	}
 }
 

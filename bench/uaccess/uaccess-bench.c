@@ -28,9 +28,10 @@
  * nanosecond per guest instruction; the clock delta per op is printed too,
  * as a check of the plugin's instruction count.
  *
- * Output is KTAP, one case per phase, with the results as diagnostic lines:
+ * Output is KTAP, one case per phase, with the results as values
+ * (guest_value()) that the verdict collects for scripts/bench-uaccess:
  *
- *   # uaccess-phase P NAME ITERS CLOCK_NS_PER_OP
+ *   # value uaccess-phase P NAME ITERS CLOCK_NS_PER_OP
  *
  * A case fails when its set-up or one of its system calls fails.
  */
@@ -48,6 +49,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+
+#include "guest.h"
 
 #define DEPTH		64
 #define NR_ENTRIES	10000
@@ -250,9 +253,9 @@ int main(void)
 	}
 	for (p = 0; p < NR_PHASES; p++) {
 		if (ok[p])
-			printf("# uaccess-phase %zu %s %d %llu\n", p,
-			       phases[p].name, phases[p].iters,
-			       (unsigned long long)(ns[p] / phases[p].iters));
+			guest_value("uaccess-phase", "%zu %s %d %llu", p,
+				    phases[p].name, phases[p].iters,
+				    (unsigned long long)(ns[p] / phases[p].iters));
 		printf("%sok %zu %s\n", ok[p] ? "" : "not ", p + 1,
 		       phases[p].name);
 		failed += !ok[p];

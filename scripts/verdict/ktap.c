@@ -93,9 +93,31 @@ static struct gsuite *new_suite(struct suites *su, const char *name)
 	return s;
 }
 
-/* A line relayed from a guest suite: its plan or one of its results. */
+/* HARNESS_VALUE KEY TEXT: a value of the suite's for the host */
+static int value_line(struct values *vs, const char *suite, const char *s)
+{
+	const char *key, *text;
+	size_t keylen, len;
+
+	if (strncmp(s, HARNESS_VALUE, strlen(HARNESS_VALUE)))
+		return 0;
+	key = skip_ws(s + strlen(HARNESS_VALUE));
+	for (text = key; *text && !isspace((unsigned char)*text); text++)
+		;
+	if (text == key)
+		return 0;
+	keylen = (size_t)(text - key);
+	text = skip_ws(text);
+	len = strlen(text);
+	while (len && isspace((unsigned char)text[len - 1]))
+		len--;
+	add_value(vs, suite, key, keylen, text, len);
+	return 1;
+}
+
+/* A line relayed from a guest suite: its plan, a result or a value. */
 void suites_relay(struct suites *su, const struct log *log,
-		  struct cases *cs, long i)
+		  struct cases *cs, struct values *vs, long i)
 {
 	const struct line *l = &log->lines[i];
 	struct gsuite *s = find_suite(su, l->suite);
@@ -107,6 +129,8 @@ void suites_relay(struct suites *su, const struct log *log,
 		s = new_suite(su, l->suite);
 	if (s->last < 0 && s->last_ts < 0)
 		s->last_ts = l->ts;	/* no begin marker: time from here */
+	if (value_line(vs, s->name, l->body))
+		return;
 	n = parse_plan(l->body);
 	if (n >= 0) {
 		s->plan = (s->plan < 0 ? 0 : s->plan) + n;

@@ -13,6 +13,7 @@
 struct opts {
 	char *arch, *config;
 	const char *log, *results;
+	const char *values;	/* --values FILE */
 	char **want;		/* --suites */
 	long nwant;
 	const char *known;	/* --known FILE: "SUITE CASE reason" lines */
@@ -26,6 +27,7 @@ struct verdict {
 	struct opts opt;
 	struct log log;
 	struct cases cases;
+	struct values values;
 	struct suites suites;
 	struct kunit kunit;
 	struct splat splat;
@@ -75,44 +77,57 @@ static void marker_line(struct verdict *v, long i)
  * Suite "board": which kernel booted (its version must be the one built,
  * --release), the machine model the kernel read from the device tree
  * (must be the board's, --model) and the image's checksum (--image-sha256,
- * recorded for the comparison across boards of one build).
+ * recorded for the comparison across boards of one build). Each case's
+ * value is what the log shows: the first word after @prefix on the first
+ * kernel line that has it (@word), or the rest of that line.
  */
-static void board_cases(struct verdict *v)
+static void board_case(struct verdict *v, const char *name, const char *prefix,
+		       int word, const char *want, const char *what)
 {
-	const struct opts *o = &v->opt;
 	const char *p;
 	struct tcase *c;
 	long at = 0;
-	size_t n;
+	size_t n = 0;
 
-	if (o->release) {
-		p = log_kernel_field(&v->log, "Linux version ", &at);
-		n = p ? strcspn(p, " ") : 0;
-		c = add_case(&v->cases, "board",
-			     xprintf("linux_version=%.*s", (int)n, p ? p : ""),
-			     p && n == strlen(o->release) &&
-			     !strncmp(p, o->release, n) ? R_PASS : R_FAIL, 0);
-		set_ctx(c, at, at, F_KERNEL, NULL);
-		if (c->res == R_FAIL)
-			c->note = xprintf("the kernel built is %s", o->release);
-	}
-	if (o->model) {
-		p = log_kernel_field(&v->log, "Machine model: ", &at);
-		n = p ? strlen(p) : 0;
+	p = log_kernel_field(&v->log, prefix, &at);
+	if (p && word) {
+		n = strcspn(p, " ");
+	} else if (p) {
+		n = strlen(p);
 		while (n && isspace((unsigned char)p[n - 1]))
 			n--;
-		c = add_case(&v->cases, "board",
-			     xprintf("machine_model=%.*s", (int)n, p ? p : ""),
-			     p && n == strlen(o->model) &&
-			     !strncmp(p, o->model, n) ? R_PASS : R_FAIL, 0);
-		set_ctx(c, at, at, F_KERNEL, NULL);
-		if (c->res == R_FAIL)
-			c->note = xprintf("the board's device tree model is \"%s\"",
-					  o->model);
 	}
-	if (o->image_sha)
-		add_case(&v->cases, "board",
-			 xprintf("image_sha256=%s", o->image_sha), R_PASS, 0);
+	c = add_case(&v->cases, "board", xprintf("%s", name),
+		     p && n == strlen(want) && !strncmp(p, want, n) ?
+		     R_PASS : R_FAIL, 0);
+	if (p) {
+		set_ctx(c, at, at, F_KERNEL, NULL);
+		add_value(&v->values, "board", name, strlen(name), p, n);
+	}
+	if (c->res == R_FAIL && p)
+		c->note = xprintf("the log shows \"%.*s\", %s \"%s\"",
+				  (int)n, p, what, want);
+	else if (c->res == R_FAIL)
+		c->note = xprintf("no \"%s\" line in the log; %s \"%s\"",
+				  prefix, what, want);
+}
+
+static void board_cases(struct verdict *v)
+{
+	const struct opts *o = &v->opt;
+
+	if (o->release)
+		board_case(v, "linux_version", "Linux version ", 1, o->release,
+			   "the kernel built is");
+	if (o->model)
+		board_case(v, "machine_model", "Machine model: ", 0, o->model,
+			   "the board's device tree model is");
+	if (o->image_sha) {
+		add_case(&v->cases, "board", xprintf("image_sha256"), R_PASS, 0);
+		add_value(&v->values, "board", "image_sha256",
+			  strlen("image_sha256"), o->image_sha,
+			  strlen(o->image_sha));
+	}
 }
 
 /* Case "kernel boot": the boot ends at "harness: end", or at the panic it expects. */
@@ -147,7 +162,8 @@ static void analyse(struct verdict *v)
 	for (i = 0; i < v->log.nlines; i++) {
 		switch (v->log.lines[i].kind) {
 		case L_RELAY:
-			suites_relay(&v->suites, &v->log, &v->cases, i);
+			suites_relay(&v->suites, &v->log, &v->cases, &v->values,
+				     i);
 			break;
 		case L_MARKER:
 			marker_line(v, i);
@@ -177,7 +193,8 @@ static void analyse(struct verdict *v)
 static void usage(FILE *f, int status)
 {
 	fputs("usage: verdict --arch ARCH --config CONFIG --log FILE --results FILE\n"
-	      "               [--suites a,b,c] [--kunit] [--allow SUBSTRING]...\n"
+	      "               [--values FILE] [--suites a,b,c] [--kunit]\n"
+	      "               [--allow SUBSTRING]...\n"
 	      "               [--known FILE] [--release VERSION] [--model MODEL]\n"
 	      "               [--image-sha256 HEX] [--expect-panic SUBSTRING]\n",
 	      f);
@@ -230,6 +247,8 @@ static void parse_args(struct verdict *v, int argc, char **argv)
 			o->log = val;
 		} else if ((val = optval(argc, argv, &i, "--results"))) {
 			o->results = val;
+		} else if ((val = optval(argc, argv, &i, "--values"))) {
+			o->values = val;
 		} else if ((val = optval(argc, argv, &i, "--suites"))) {
 			add_suites(o, val);
 		} else if ((val = optval(argc, argv, &i, "--known"))) {
@@ -270,6 +289,7 @@ int main(int argc, char **argv)
 	log_read(&v.log, v.opt.log);
 	analyse(&v);
 	apply_known(&v.cases, v.opt.known, v.opt.arch, v.opt.config);
+	report_values(&v.values, v.opt.arch, v.opt.config, v.opt.values);
 	return report(&v.cases, &v.log, v.opt.arch, v.opt.config,
 		      v.opt.results);
 }

@@ -1,6 +1,7 @@
 /*
- * verdict: the cases found in the log, and the report: one results line
- * per case, each failure with its context, a summary line.
+ * verdict: the cases and values found in the log, and the report: one
+ * results line per case, each failure with its context, a summary line;
+ * one line per value.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +27,41 @@ struct tcase *add_case(struct cases *cs, const char *suite, char *name,
 	c->to = -1;
 	c->tail = 1;
 	return c;
+}
+
+/* A value: @keylen bytes of @key, @textlen of @text. */
+void add_value(struct values *vs, const char *suite, const char *key,
+	       size_t keylen, const char *text, size_t textlen)
+{
+	struct value *val;
+
+	GROW(vs->v, vs->n, vs->cap);
+	val = &vs->v[vs->n++];
+	val->suite = sanitize(xstrndup(suite, strlen(suite)));
+	val->key = sanitize(xstrndup(key, keylen));
+	val->text = xstrndup(text, textlen);
+}
+
+/* Append the values to @path: "arch config suite key text" lines. */
+void report_values(const struct values *vs, const char *arch,
+		   const char *config, const char *path)
+{
+	const struct value *val;
+	FILE *f;
+	long i;
+
+	if (!path)
+		return;
+	f = fopen(path, "a");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	for (i = 0; i < vs->n; i++) {
+		val = &vs->v[i];
+		fprintf(f, "%s %s %s %s%s%s\n", arch, config, val->suite,
+			val->key, *val->text ? " " : "", val->text);
+	}
+	if (ferror(f) | fclose(f))
+		die("%s: write error", path);
 }
 
 void set_ctx(struct tcase *c, long from, long to, enum filter f,

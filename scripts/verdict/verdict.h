@@ -49,13 +49,17 @@
  * A guest line with a kernel line's timestamp inside it (the console mixed
  * the two) fails case "console kernel_line_inside_a_guest_line".
  *
- * With --release, --model and --image-sha256, suite "board" records the
- * kernel version the log shows (it must be --release), the machine model
- * the kernel read from the device tree (it must be --model) and the image
- * checksum.
+ * With --release, --model and --image-sha256, suite "board" has cases
+ * linux_version (the kernel version the log shows must be --release),
+ * machine_model (the machine model the kernel read from the device tree
+ * must be --model) and image_sha256, whose values are what was found.
  *
  * Results are appended to --results, one "arch config suite case result
  * seconds" line per case; failures are shown with context on stdout.
+ * Values are appended to --values, one "arch config suite key value" line
+ * each, in the order of the log: the suites' "# value KEY TEXT" lines,
+ * then suite "board"'s (linux_version, machine_model, image_sha256). A
+ * value is the rest of its line, spaces and all; case names never hold one.
  * Exit status: 0 all passed, 1 something failed, 2 usage or I/O error.
  */
 #ifndef VERDICT_H
@@ -131,8 +135,22 @@ struct cases {
 	long n, cap;
 };
 
+/* A value the log holds: a suite's "# value KEY TEXT", a board fact. */
+struct value {
+	char *suite, *key, *text;
+};
+
+struct values {
+	struct value *v;
+	long n, cap;
+};
+
 struct tcase *add_case(struct cases *cs, const char *suite, char *name,
 		       enum result res, double secs);
+void add_value(struct values *vs, const char *suite, const char *key,
+	       size_t keylen, const char *text, size_t textlen);
+void report_values(const struct values *vs, const char *arch,
+		   const char *config, const char *path);
 void set_ctx(struct tcase *c, long from, long to, enum filter f,
 	     const char *fsuite);
 int report(const struct cases *cs, const struct log *log, const char *arch,
@@ -169,7 +187,7 @@ struct suites {
 };
 
 void suites_relay(struct suites *su, const struct log *log,
-		  struct cases *cs, long i);
+		  struct cases *cs, struct values *vs, long i);
 void suites_marker(struct suites *su, const struct log *log,
 		   struct cases *cs, long i);
 void suites_finish(struct suites *su, const struct log *log,

@@ -6,9 +6,10 @@
  * Every program folds what it observes (return values, errno, bytes read
  * back; never addresses, inode numbers or sizes that depend on the word
  * size) into one FNV-1a hash, kept in a MAP_SHARED page so that the forked
- * test children add to it, and prints it at exit as "# digest NAME <hex>".
- * The same digest on x86_64, riscv64 and arm is the proof that the results
- * are identical.
+ * test children add to it, and prints it at exit as the suite's value
+ * "digest" (guest_value(): "# value digest <hex>"). The same digest on
+ * x86_64, riscv64 and arm (scripts/test compares them) is the proof that
+ * the results are identical.
  */
 #ifndef UACCESS_H
 #define UACCESS_H
@@ -20,10 +21,11 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "guest.h"
+
 /* Lengths 0..UA_MAXLEN: 2 words + 1 of a 64-bit word, so also of a 32-bit one. */
 #define UA_MAXLEN	(2 * 8 + 1)
 
-extern char *program_invocation_short_name;
 static uint64_t *ua_digest;
 static pid_t ua_main_pid;
 
@@ -40,8 +42,8 @@ static void __attribute__((constructor)) ua_digest_init(void)
 static void __attribute__((destructor)) ua_digest_print(void)
 {
 	if (getpid() == ua_main_pid)
-		printf("# digest %s %016llx\n", program_invocation_short_name,
-		       (unsigned long long)*ua_digest);
+		guest_value("digest", "%016llx",
+			    (unsigned long long)*ua_digest);
 }
 
 static inline void ua_obs(const void *p, size_t n)
