@@ -120,6 +120,25 @@ bool guest_mount_has_option(const char *dir, const char *option)
 	return found;
 }
 
+bool guest_test_dir(int *argc, char ***argv, const char **dir,
+		    const char *env)
+{
+	const char *val = env ? getenv(env) : NULL;
+
+	if (*argc > 1 && (*argv)[1][0] != '-') {
+		*dir = (*argv)[1];
+		(*argv)[1] = (*argv)[0];
+		(*argv)++;
+		(*argc)--;
+		return true;
+	}
+	if (val && *val) {
+		*dir = val;
+		return true;
+	}
+	return false;
+}
+
 int guest_set_project(int fd, unsigned int projid, bool inherit)
 {
 	struct fsxattr fsx;

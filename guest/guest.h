@@ -39,6 +39,29 @@ bool guest_negative_control(const char *name);
 bool guest_mount_has_option(const char *dir, const char *option);
 
 /*
+ * The folder a test program works in: init runs suite NAME@M of
+ * harness.suites= as "/tests/NAME /mnt/M". If the first argument is not a
+ * kselftest harness option ("-..."), it is the folder: *@dir is set to it
+ * and it is taken off @argc/@argv. Else $@env, if @env is not NULL and
+ * the variable is set (to run the program by hand); else *@dir is left
+ * as it is. Returns whether *@dir was set.
+ */
+bool guest_test_dir(int *argc, char ***argv, const char **dir,
+		    const char *env);
+
+/*
+ * main() of a kselftest_harness.h program that works in the folder @dir
+ * (a "static const char *" of the program, its default), see
+ * guest_test_dir(); instead of TEST_HARNESS_MAIN.
+ */
+#define GUEST_TEST_MAIN(dir, env)					\
+	int main(int argc, char **argv)					\
+	{								\
+		guest_test_dir(&argc, &argv, &(dir), (env));		\
+		return test_harness_run(argc, argv);			\
+	}
+
+/*
  * Set the project ID of the inode open at @fd as chattr -p does: read its
  * fsxattr, change fsx_projid (and set or clear PROJINHERIT as @inherit
  * says), write it back. Returns 0 or -errno.

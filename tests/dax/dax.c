@@ -365,14 +365,10 @@ int main(int argc, char **argv)
 {
 	static char arg[128];
 
-	/* A first argument that is not a harness option: /mnt/FSTYPE. */
-	if (argc > 1 && argv[1][0] != '-') {
-		plain_dir = argv[1];
-		snprintf(arg, sizeof(arg), "%s", argv[1]);
+	/* The folder, /mnt/FSTYPE, names the filesystem. */
+	if (guest_test_dir(&argc, &argv, &plain_dir, NULL)) {
+		snprintf(arg, sizeof(arg), "%s", plain_dir);
 		fstype = basename(arg);
-		argv[1] = argv[0];
-		argv++;
-		argc--;
 	}
 	return test_harness_run(argc, argv);
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "guest.h"
 
 #define USER	"setpriv --reuid=1000 --regid=1000 --clear-groups --inh-caps=-all "
 #define OUT_MAX	8192
@@ -316,9 +317,4 @@ TEST_F(walk, setproject_sets_the_named_project_on_a_tree)
 	EXPECT_TRUE(has_line(self->out, re)) TH_LOG("repquota printed: %s", self->out);
 }
 
-int main(int argc, char **argv)
-{
-	if (argc > 1)
-		mnt = argv[1];
-	return test_harness_run(1, argv);
-}
+GUEST_TEST_MAIN(mnt, NULL)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Many projects on one mount, on the filesystem mounted at argv[1] with
- * prjquota: MANY_COUNT files, each in a project of its own, all found by
- * Q_GETNEXTQUOTA with one inode and no space each, and gone from the usage
- * once they are unlinked.
+ * Many projects on one mount, on the filesystem mounted at argv[1] (else
+ * at $PROJQUOTA_DIR) with prjquota: MANY_COUNT files, each in a project of
+ * its own, all found by Q_GETNEXTQUOTA with one inode and no space each,
+ * and gone from the usage once they are unlinked.
  *
  * A program of its own, apart from prjquota.c, because it is slow under
  * QEMU TCG on a debug kernel (ext4 and XFS take minutes there), so that
@@ -158,14 +158,4 @@ TEST_F_TIMEOUT(many, getnextquota_walks_10000_projects, 900)
 	EXPECT_EQ(0u, used) TH_LOG("projects still with usage after unlink");
 }
 
-int main(int argc, char **argv)
-{
-	/* A first argument that is not a harness option names the mount. */
-	if (argc > 1 && argv[1][0] != '-') {
-		test_dir = argv[1];
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	}
-	return test_harness_run(argc, argv);
-}
+GUEST_TEST_MAIN(test_dir, "PROJQUOTA_DIR")

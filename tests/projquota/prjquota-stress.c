@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Project quota under load and under injected faults, on the filesystem
- * mounted at argv[1] with prjquota (tmpfs, ext4 and XFS alike).
+ * mounted at argv[1] (else at $PROJQUOTA_DIR) with prjquota (tmpfs, ext4
+ * and XFS alike).
  *
  * Stress: several processes create, write, truncate, punch, link, rename
  * (within and across projects) and unlink files in a few project
@@ -406,14 +407,4 @@ TEST_F_TIMEOUT(stress, injected_allocation_failures_come_back_as_errors_and_leak
 	}
 }
 
-int main(int argc, char **argv)
-{
-	/* A first argument that is not a harness option names the mount. */
-	if (argc > 1 && argv[1][0] != '-') {
-		test_dir = argv[1];
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	}
-	return test_harness_run(argc, argv);
-}
+GUEST_TEST_MAIN(test_dir, "PROJQUOTA_DIR")

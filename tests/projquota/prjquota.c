@@ -1329,18 +1329,4 @@ TEST_F(prjquota, statfs_never_reports_more_than_filesystem)
 	EXPECT_GE(fs.f_ffree, sfs.f_ffree);
 }
 
-int main(int argc, char **argv)
-{
-	const char *env = getenv("PROJQUOTA_DIR");
-
-	if (env && *env)
-		test_dir = env;
-	/* A first argument that is not a harness option names the directory. */
-	if (argc > 1 && argv[1][0] != '-') {
-		test_dir = argv[1];
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	}
-	return test_harness_run(argc, argv);
-}
+GUEST_TEST_MAIN(test_dir, "PROJQUOTA_DIR")

@@ -882,18 +882,4 @@ TEST_F(projid, unprivileged_owner_can_set_projid_only_as_fs_ioctl_allows)
 	munmap(res, sizeof(*res));
 }
 
-int main(int argc, char **argv)
-{
-	const char *env = getenv("PROJQUOTA_DIR");
-
-	if (env && *env)
-		test_dir = env;
-	/* A first argument that is not a harness option names the directory. */
-	if (argc > 1 && argv[1][0] != '-') {
-		test_dir = argv[1];
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	}
-	return test_harness_run(argc, argv);
-}
+GUEST_TEST_MAIN(test_dir, "PROJQUOTA_DIR")
