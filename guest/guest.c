@@ -10,16 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <linux/fs.h>
-#include <linux/quota.h>
 
 #include "guest.h"
-
-#ifndef __NR_quotactl_fd
-#define __NR_quotactl_fd 443	/* the same on every architecture */
-#endif
 
 void guest_value(const char *key, const char *fmt, ...)
 {
@@ -137,41 +129,6 @@ bool guest_test_dir(int *argc, char ***argv, const char **dir,
 		return true;
 	}
 	return false;
-}
-
-int guest_set_project(int fd, unsigned int projid, bool inherit)
-{
-	struct fsxattr fsx;
-
-	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
-		return -errno;
-	fsx.fsx_projid = projid;
-	if (inherit)
-		fsx.fsx_xflags |= FS_XFLAG_PROJINHERIT;
-	else
-		fsx.fsx_xflags &= ~FS_XFLAG_PROJINHERIT;
-	if (ioctl(fd, FS_IOC_FSSETXATTR, &fsx))
-		return -errno;
-	return 0;
-}
-
-int guest_set_project_path(const char *path, unsigned int projid, bool inherit)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = guest_set_project(fd, projid, inherit);
-	close(fd);
-	return ret;
-}
-
-int guest_prj_quotactl(int fd, int cmd, unsigned int id, void *addr)
-{
-	if (syscall(__NR_quotactl_fd, fd, QCMD(cmd, PRJQUOTA), id, addr))
-		return -errno;
-	return 0;
 }
 
 int guest_ubsan_stats(const char *class, struct guest_ubsan_stats *st)

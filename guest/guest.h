@@ -62,19 +62,6 @@ bool guest_test_dir(int *argc, char ***argv, const char **dir,
 	}
 
 /*
- * Set the project ID of the inode open at @fd as chattr -p does: read its
- * fsxattr, change fsx_projid (and set or clear PROJINHERIT as @inherit
- * says), write it back. Returns 0 or -errno.
- */
-int guest_set_project(int fd, unsigned int projid, bool inherit);
-
-/* guest_set_project() on the inode at @path. */
-int guest_set_project_path(const char *path, unsigned int projid, bool inherit);
-
-/* quotactl_fd(@fd, QCMD(@cmd, PRJQUOTA), @id, @addr); 0 or -errno. */
-int guest_prj_quotactl(int fd, int cmd, unsigned int id, void *addr);
-
-/*
  * The kernel log as tests that provoke splats read it: guest_kmsg_open()
  * opens /dev/kmsg for reading and writing, positioned after the last
  * record (fd or -errno); guest_kmsg_read() appends every record after the

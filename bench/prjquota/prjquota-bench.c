@@ -77,10 +77,7 @@
 #include <linux/quota.h>
 
 #include "guest.h"
-
-#ifndef __NR_quotactl_fd
-#define __NR_quotactl_fd	443
-#endif
+#include "projquota/projquota.h"
 
 #define ROUNDS		31	/* measured rounds, after one to warm up */
 #define CREATE_OPS	500	/* create4k operations per block */
@@ -159,23 +156,12 @@ static int set_limit(int fd, int qtype, unsigned int id)
 		.dqb_valid = QIF_LIMITS,
 	};
 
-	return syscall(__NR_quotactl_fd, fd, QCMD(Q_SETQUOTA, qtype), id, &dq);
+	return sys_quotactl_fd(fd, Q_SETQUOTA, qtype, id, &dq);
 }
 
 static int get_usage(int fd, int qtype, unsigned int id, struct if_dqblk *dq)
 {
-	return syscall(__NR_quotactl_fd, fd, QCMD(Q_GETQUOTA, qtype), id, dq);
-}
-
-static int set_project(int fd, unsigned int projid)
-{
-	struct fsxattr fsx;
-
-	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
-		return -1;
-	fsx.fsx_projid = projid;
-	fsx.fsx_xflags |= FS_XFLAG_PROJINHERIT;
-	return ioctl(fd, FS_IOC_FSSETXATTR, &fsx);
+	return sys_quotactl_fd(fd, Q_GETQUOTA, qtype, id, dq);
 }
 
 static int write_file(int dirfd, const char *name, int chunks)
@@ -227,7 +213,7 @@ static int setup(struct config *c)
 	c->dirfd = openat(mfd, "work", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->dirfd < 0)
 		goto fail;
-	if (c->qtype == PRJQUOTA && set_project(c->dirfd, PRJ_ID)) {
+	if (c->qtype == PRJQUOTA && set_project(c->dirfd, PRJ_ID, true)) {
 		printf("# %s: FS_IOC_FSSETXATTR: %s\n", c->name,
 		       strerror(errno));
 		goto fail;

@@ -23,9 +23,7 @@
 #include <linux/fs.h>
 #include <linux/quota.h>
 
-#ifndef __NR_quotactl_fd
-#define __NR_quotactl_fd 443
-#endif
+#include "projquota/projquota.h"
 
 #define MNT	"/mnt/demo"
 #define USER	1000
@@ -54,24 +52,6 @@ static void outcome(int err, int want, const char *what)
 	}
 }
 
-static int set_project(const char *path, unsigned int id, int inherit)
-{
-	struct fsxattr fa;
-	int fd = open(path, O_RDONLY), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (ioctl(fd, FS_IOC_FSGETXATTR, &fa))
-		err = errno;
-	fa.fsx_projid = id;
-	if (inherit)
-		fa.fsx_xflags |= FS_XFLAG_PROJINHERIT;
-	if (!err && ioctl(fd, FS_IOC_FSSETXATTR, &fa))
-		err = errno;
-	close(fd);
-	return err;
-}
-
 static unsigned int project_of(const char *path)
 {
 	struct fsxattr fa = { .fsx_projid = ~0U };
@@ -86,12 +66,11 @@ static unsigned int project_of(const char *path)
 
 static int quota(int cmd, unsigned int id, struct if_dqblk *dq)
 {
-	int fd = open(MNT, O_RDONLY), err = 0;
+	int fd = open(MNT, O_RDONLY), err;
 
 	if (fd < 0)
 		return errno;
-	if (syscall(__NR_quotactl_fd, fd, QCMD(cmd, PRJQUOTA), id, dq))
-		err = errno;
+	err = -prj_quotactl(fd, cmd, id, dq);
 	close(fd);
 	return err;
 }
@@ -228,8 +207,8 @@ static void tmpfs_project_quota(void)
 	cmd("mkdir build ci; chattr +P -p 100 build; chattr +P -p 200 ci");
 	mkdir(MNT "/build", 0755);
 	mkdir(MNT "/ci", 0755);
-	outcome(set_project(MNT "/build", 100, 1), 0, "chattr build");
-	outcome(set_project(MNT "/ci", 200, 1), 0, "chattr ci");
+	outcome(-set_project_path(MNT "/build", 100, true), 0, "chattr build");
+	outcome(-set_project_path(MNT "/ci", 200, true), 0, "chattr ci");
 	outcome(chown(MNT "/build", USER, USER) ? errno : 0, 0, "chown");
 	outcome(chown(MNT "/ci", USER, USER) ? errno : 0, 0, "chown");
 

@@ -25,6 +25,7 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "projquota.h"
 
 /* Below 65536 (XFS without projid32bit), apart from the other suites' IDs. */
 #define MANY_BASE	30000u
@@ -38,12 +39,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int rm_one(const char *path, const struct stat *st, int type,
-		  struct FTW *ftw)
-{
-	return remove(path) && errno != ENOENT ? -1 : 0;
 }
 
 FIXTURE(many) {
@@ -61,7 +56,7 @@ FIXTURE_SETUP(many)
 	self->mnt_fd = open(test_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, self->mnt_fd);
 	snprintf(self->dir, sizeof(self->dir), "%s/prjquota-many", test_dir);
-	nftw(self->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rm_tree(self->dir);
 	ASSERT_EQ(0, mkdir(self->dir, 0755));
 }
 
@@ -69,7 +64,7 @@ FIXTURE_TEARDOWN(many)
 {
 	if (self->mnt_fd < 0)
 		return;
-	nftw(self->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rm_tree(self->dir);
 	close(self->mnt_fd);
 }
 
@@ -85,7 +80,7 @@ static int walk_many(int mnt_fd, unsigned int *used, unsigned int *one_inode)
 
 	*used = *one_inode = 0;
 	while (id < MANY_BASE + MANY_COUNT) {
-		ret = guest_prj_quotactl(mnt_fd, Q_GETNEXTQUOTA, id, &nd);
+		ret = prj_quotactl(mnt_fd, Q_GETNEXTQUOTA, id, &nd);
 		if (ret == -ENOENT)
 			break;
 		if (ret)
@@ -121,7 +116,7 @@ TEST_F_TIMEOUT(many, getnextquota_walks_10000_projects, 900)
 		fd = openat(dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
 			    0644);
 		ASSERT_LE(0, fd) TH_LOG("create %s: %s", name, strerror(errno));
-		ret = guest_set_project(fd, MANY_BASE + i, false);
+		ret = set_project(fd, MANY_BASE + i, false);
 		ASSERT_EQ(0, ret) TH_LOG("project %u: %s", MANY_BASE + i,
 					 strerror(-ret));
 		close(fd);

@@ -40,6 +40,7 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "projquota.h"
 
 #define NR_PROJECTS	4
 #define NR_WORKERS	4
@@ -49,18 +50,6 @@
 #define PRJ_BASE	4801u
 
 static const char *test_dir = "/tmp";
-
-static int quota_get(const char *mnt, unsigned int id, struct if_dqblk *dq)
-{
-	int fd = open(mnt, O_RDONLY | O_DIRECTORY);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = guest_prj_quotactl(fd, Q_GETQUOTA, id, dq);
-	close(fd);
-	return ret;
-}
 
 /* What a walk of the tree says each project of ours uses. */
 struct usage {
@@ -97,12 +86,6 @@ static int walk_one(const char *path, const struct stat *st, int type,
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int type,
-		  struct FTW *ftw)
-{
-	return remove(path) && errno != ENOENT ? -1 : 0;
-}
-
 FIXTURE(stress) {
 	char dir[PATH_MAX];
 	char mnt[PATH_MAX];
@@ -121,13 +104,13 @@ FIXTURE_SETUP(stress)
 	ASSERT_EQ(0, statfs(test_dir, &sfs));
 	self->tmpfs = sfs.f_type == TMPFS_MAGIC;
 	snprintf(self->dir, sizeof(self->dir), "%s/prjquota-stress", test_dir);
-	nftw(self->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rm_tree(self->dir);
 	ASSERT_EQ(0, mkdir(self->dir, 0755));
 
 	for (i = 0; i < NR_PROJECTS; i++) {
 		snprintf(path, sizeof(path), "%s/p%d", self->dir, i);
 		ASSERT_EQ(0, mkdir(path, 0755));
-		ASSERT_EQ(0, guest_set_project_path(path, PRJ_BASE + i, true));
+		ASSERT_EQ(0, set_project_path(path, PRJ_BASE + i, true));
 	}
 	/* files that change projects live here, outside PROJINHERIT */
 	snprintf(path, sizeof(path), "%s/loose", self->dir);
@@ -136,7 +119,7 @@ FIXTURE_SETUP(stress)
 
 FIXTURE_TEARDOWN(stress)
 {
-	nftw(self->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rm_tree(self->dir);
 }
 
 static unsigned int rnd(unsigned int *seed)
@@ -210,7 +193,7 @@ static int one_op(const char *dir, unsigned int *seed, bool faults, int worker)
 			ret = errno;
 		close(fd);
 		if (!ret)
-			ret = -guest_set_project_path(a, PRJ_BASE + pb, false);
+			ret = -set_project_path(a, PRJ_BASE + pb, false);
 		return ret == ENOENT ? 0 : ret;
 	default: /* a shared mapping that allocates pages on fault */
 		if (faults)
@@ -250,7 +233,7 @@ static void expect_usage_matches_tree(struct __test_metadata *_metadata,
 	nr_seen = 0;
 	ASSERT_EQ(0, nftw(self->dir, walk_one, 16, FTW_PHYS));
 	for (i = 0; i < NR_PROJECTS; i++) {
-		ASSERT_EQ(0, quota_get(self->mnt, PRJ_BASE + i, &dq));
+		ASSERT_EQ(0, prj_getquota(self->mnt, PRJ_BASE + i, &dq));
 		EXPECT_EQ(u.bytes[i], (long long)dq.dqb_curspace)
 			TH_LOG("project %u: quota says %llu bytes, the tree %lld",
 			       PRJ_BASE + i, (unsigned long long)dq.dqb_curspace,
@@ -385,19 +368,19 @@ TEST_F_TIMEOUT(stress, injected_allocation_failures_come_back_as_errors_and_leak
 		char path[PATH_MAX + 32];
 
 		snprintf(path, sizeof(path), "%s/p%d", self->dir, i);
-		nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(path);
 	}
 	{
 		char path[PATH_MAX + 32];
 
 		snprintf(path, sizeof(path), "%s/loose", self->dir);
-		nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(path);
 	}
 	sync();
 	for (i = 0; i < NR_PROJECTS; i++) {
 		struct if_dqblk dq;
 
-		ASSERT_EQ(0, quota_get(self->mnt, PRJ_BASE + i, &dq));
+		ASSERT_EQ(0, prj_getquota(self->mnt, PRJ_BASE + i, &dq));
 		EXPECT_EQ(0, (long long)dq.dqb_curspace)
 			TH_LOG("project %u keeps %llu bytes", PRJ_BASE + i,
 			       (unsigned long long)dq.dqb_curspace);

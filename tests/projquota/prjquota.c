@@ -64,6 +64,7 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "projquota.h"
 
 /*
  * Project IDs: each test owns PRJ_PER_TEST of them from PRJ_BASE on
@@ -73,9 +74,6 @@
  */
 #define PRJ_BASE	20000u
 #define PRJ_PER_TEST	4u
-
-/* Exit status of a child that could not drop its capability. */
-#define CHILD_NOCAP	253
 
 static const char *test_dir;
 
@@ -93,55 +91,6 @@ static int get_projid(const char *path, __u32 *projid)
 		*projid = fsx.fsx_projid;
 	close(fd);
 	return ret;
-}
-
-/* Drop @cap from the effective, permitted and inheritable sets. */
-static int drop_capability(int cap)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[CAP_TO_INDEX(cap)].effective &= ~CAP_TO_MASK(cap);
-	data[CAP_TO_INDEX(cap)].permitted &= ~CAP_TO_MASK(cap);
-	data[CAP_TO_INDEX(cap)].inheritable &= ~CAP_TO_MASK(cap);
-	if (syscall(SYS_capset, &hdr, data))
-		return -errno;
-	return 0;
-}
-
-/*
- * Run @fn in a forked child, without CAP_SYS_RESOURCE if @drop, and
- * return its wait status, or -1. The child must only use plain syscalls
- * and _exit(): no ASSERT_*, which would unwind into the harness in the
- * wrong process. Results go back through shared memory (shared_alloc()).
- */
-static int run_child(int (*fn)(void *), void *arg, bool drop)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (drop && drop_capability(CAP_SYS_RESOURCE))
-			_exit(CHILD_NOCAP);
-		_exit(fn(arg));
-	}
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return status;
-}
-
-static void *shared_alloc(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
 }
 
 /* Write @len bytes of @c at @off; 0 or the errno of the failing write. */
@@ -165,21 +114,6 @@ static int write_bytes(int fd, off_t off, size_t len, int c)
 	}
 	free(buf);
 	return ret;
-}
-
-static int rm_one(const char *path, const struct stat *st, int type,
-		  struct FTW *ftw)
-{
-	return remove(path) ? -1 : 0;
-}
-
-/* @buf = @dir / @name; @buf has PATH_MAX bytes. */
-static char *join(char *buf, const char *dir, const char *name)
-{
-	/* Test directories have short names: no test expects this. */
-	if (snprintf(buf, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
-		abort();
-	return buf;
 }
 
 /* Position of @t in its fixture's list of tests, which is the run order. */
@@ -230,13 +164,13 @@ FIXTURE_SETUP(prjquota)
 	ASSERT_NE(NULL, mkdtemp(self->dir))
 		TH_LOG("mkdtemp in %s: %s", test_dir, strerror(errno));
 	join(self->pdir, self->dir, "p");
-	ret = guest_set_project_path(self->dir, 0, false);
+	ret = set_project_path(self->dir, 0, false);
 	if (!ret)
 		ret = mkdir(self->pdir, 0755) ? -errno : 0;
 	if (!ret)
-		ret = guest_set_project_path(self->pdir, self->prj, true);
+		ret = set_project_path(self->pdir, self->prj, true);
 	if (ret)	/* no teardown after a failed setup */
-		nftw(self->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(self->dir);
 	ASSERT_EQ(0, ret) TH_LOG("project directory %s in project %u: %s",
 				 self->pdir, self->prj, strerror(-ret));
 }
@@ -252,7 +186,7 @@ static int set_limits(int mnt_fd, __u32 id, __u64 bsoft_kib, __u64 bhard_kib,
 		.dqb_valid = QIF_LIMITS,
 	};
 
-	return guest_prj_quotactl(mnt_fd, Q_SETQUOTA, id, &dq);
+	return prj_quotactl(mnt_fd, Q_SETQUOTA, id, &dq);
 }
 
 FIXTURE_TEARDOWN(prjquota)
@@ -260,7 +194,7 @@ FIXTURE_TEARDOWN(prjquota)
 	unsigned int i;
 	int ret;
 
-	if (self->dir[0] && nftw(self->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS))
+	if (self->dir[0] && rm_tree(self->dir))
 		TH_LOG("cannot remove %s: %s", self->dir, strerror(errno));
 	if (self->mnt_fd < 0)
 		return;
@@ -271,7 +205,7 @@ FIXTURE_TEARDOWN(prjquota)
 			       self->prj + i, strerror(-ret));
 	}
 	if (self->restore_info &&
-	    guest_prj_quotactl(self->mnt_fd, Q_SETINFO, 0, &self->saved_info))
+	    prj_quotactl(self->mnt_fd, Q_SETINFO, 0, &self->saved_info))
 		TH_LOG("cannot restore the grace times: %s", strerror(errno));
 	close(self->mnt_fd);
 }
@@ -290,7 +224,7 @@ static void get_dqblk(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, syncfs(self->mnt_fd)) TH_LOG("syncfs: %s", strerror(errno));
 	memset(dq, 0, sizeof(*dq));
-	ret = guest_prj_quotactl(self->mnt_fd, Q_GETQUOTA, id, dq);
+	ret = prj_quotactl(self->mnt_fd, Q_GETQUOTA, id, dq);
 	ASSERT_EQ(0, ret) TH_LOG("Q_GETQUOTA of project %u: %s", id,
 				 strerror(-ret));
 }
@@ -418,7 +352,7 @@ static void make_project_dir(struct __test_metadata *_metadata,
 
 	join(d, self->dir, name);
 	ASSERT_EQ(0, mkdir(d, 0755)) TH_LOG("mkdir %s: %s", d, strerror(errno));
-	ret = guest_set_project_path(d, id, true);
+	ret = set_project_path(d, id, true);
 	ASSERT_EQ(0, ret) TH_LOG("project %u on %s: %s", id, d, strerror(-ret));
 }
 
@@ -439,7 +373,7 @@ TEST_F(prjquota, getinfo_succeeds_for_project_quota)
 	int ret;
 
 	memset(&info, 0, sizeof(info));
-	ret = guest_prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &info);
+	ret = prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &info);
 	ASSERT_EQ(0, ret) TH_LOG("Q_GETINFO: %s", strerror(-ret));
 	EXPECT_EQ((__u32)(IIF_BGRACE | IIF_IGRACE),
 		  info.dqi_valid & (IIF_BGRACE | IIF_IGRACE));
@@ -452,7 +386,7 @@ TEST_F(prjquota, xgetqstatv_reports_project_accounting_and_enforcement)
 
 	memset(&st, 0, sizeof(st));
 	st.qs_version = FS_QSTATV_VERSION1;
-	ret = guest_prj_quotactl(self->mnt_fd, Q_XGETQSTATV, 0, &st);
+	ret = prj_quotactl(self->mnt_fd, Q_XGETQSTATV, 0, &st);
 	ASSERT_EQ(0, ret) TH_LOG("Q_XGETQSTATV: %s", strerror(-ret));
 	EXPECT_TRUE(st.qs_flags & FS_QUOTA_PDQ_ACCT)
 		TH_LOG("qs_flags %#x", st.qs_flags);
@@ -490,7 +424,7 @@ TEST_F(prjquota, xgetquota_shows_limits_set_with_setquota)
 	limit(_metadata, self, self->prj, bsoft, bhard, u.inodes + 10,
 	      u.inodes + 20);
 	memset(&d, 0, sizeof(d));
-	ret = guest_prj_quotactl(self->mnt_fd, Q_XGETQUOTA, self->prj, &d);
+	ret = prj_quotactl(self->mnt_fd, Q_XGETQUOTA, self->prj, &d);
 	ASSERT_EQ(0, ret) TH_LOG("Q_XGETQUOTA: %s", strerror(-ret));
 	EXPECT_EQ(FS_PROJ_QUOTA, d.d_flags);
 	EXPECT_EQ(self->prj, d.d_id);
@@ -519,7 +453,7 @@ TEST_F(prjquota, getnextquota_finds_project_with_usage)
 	u = read_usage(_metadata, self, self->prj);
 	for (;;) {
 		memset(&nd, 0, sizeof(nd));
-		ret = guest_prj_quotactl(self->mnt_fd, Q_GETNEXTQUOTA, id, &nd);
+		ret = prj_quotactl(self->mnt_fd, Q_GETNEXTQUOTA, id, &nd);
 		ASSERT_EQ(0, ret) TH_LOG("Q_GETNEXTQUOTA from %u: %s", id,
 					 strerror(-ret));
 		ASSERT_LE(id, nd.dqb_id);
@@ -533,7 +467,7 @@ TEST_F(prjquota, getnextquota_finds_project_with_usage)
 	EXPECT_EQ(2ull, nd.dqb_curinodes);	/* p and p/f */
 
 	/* From the next ID on, this one is not found again. */
-	ret = guest_prj_quotactl(self->mnt_fd, Q_GETNEXTQUOTA, self->prj + 1, &nd);
+	ret = prj_quotactl(self->mnt_fd, Q_GETNEXTQUOTA, self->prj + 1, &nd);
 	if (ret) {
 		EXPECT_EQ(-ENOENT, ret);
 	} else {
@@ -554,7 +488,7 @@ TEST_F(prjquota, getquota_of_unused_project_reports_zero_usage)
 	int ret;
 
 	memset(&dq, 0xff, sizeof(dq));
-	ret = guest_prj_quotactl(self->mnt_fd, Q_GETQUOTA, self->prj + 1, &dq);
+	ret = prj_quotactl(self->mnt_fd, Q_GETQUOTA, self->prj + 1, &dq);
 	ASSERT_EQ(0, ret) TH_LOG("Q_GETQUOTA of unused project %u: %s",
 				 self->prj + 1, strerror(-ret));
 	EXPECT_EQ(0ull, dq.dqb_curspace);
@@ -746,7 +680,7 @@ TEST_F(prjquota, projid_change_moves_usage_to_new_project)
 	fd = data_file(_metadata, ppath(self, f, "f"), 32 * self->bsize);
 	bytes = expect_charged(_metadata, self, fd, base);
 
-	ASSERT_EQ(0, guest_set_project(fd, to, false));
+	ASSERT_EQ(0, set_project(fd, to, false));
 	u = read_usage(_metadata, self, self->prj);
 	EXPECT_EQ(base.space, u.space);
 	EXPECT_EQ(base.inodes, u.inodes);
@@ -767,7 +701,7 @@ static int setproj_child(void *p)
 {
 	struct setproj_args *args = p;
 
-	return -guest_set_project(args->fd, args->projid, false);
+	return -set_project(args->fd, args->projid, false);
 }
 
 /*
@@ -968,7 +902,11 @@ static int create_child(void *p)
 	int fd, i;
 
 	for (i = 0; i < INODES_ALLOWED; i++) {
-		snprintf(path, sizeof(path), "%s/f%d", args->pdir, i);
+		if (snprintf(path, sizeof(path), "%s/f%d", args->pdir, i) >=
+		    (int)sizeof(path)) {
+			res->create_err = ENAMETOOLONG;
+			return 0;
+		}
 		fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
 		if (fd < 0) {
 			res->create_err = errno;
@@ -1151,7 +1089,7 @@ TEST_F(prjquota, grace_time_set_with_setinfo_round_trips)
 	struct if_dqinfo info;
 	int ret;
 
-	ret = guest_prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &self->saved_info);
+	ret = prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &self->saved_info);
 	ASSERT_EQ(0, ret) TH_LOG("Q_GETINFO: %s", strerror(-ret));
 	self->saved_info.dqi_valid = IIF_BGRACE | IIF_IGRACE;
 	self->restore_info = true;
@@ -1160,10 +1098,10 @@ TEST_F(prjquota, grace_time_set_with_setinfo_round_trips)
 	info.dqi_bgrace = BGRACE;
 	info.dqi_igrace = IGRACE;
 	info.dqi_valid = IIF_BGRACE | IIF_IGRACE;
-	ret = guest_prj_quotactl(self->mnt_fd, Q_SETINFO, 0, &info);
+	ret = prj_quotactl(self->mnt_fd, Q_SETINFO, 0, &info);
 	ASSERT_EQ(0, ret) TH_LOG("Q_SETINFO: %s", strerror(-ret));
 	memset(&info, 0, sizeof(info));
-	ret = guest_prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &info);
+	ret = prj_quotactl(self->mnt_fd, Q_GETINFO, 0, &info);
 	ASSERT_EQ(0, ret) TH_LOG("Q_GETINFO: %s", strerror(-ret));
 	EXPECT_EQ(BGRACE, info.dqi_bgrace);
 	EXPECT_EQ(IGRACE, info.dqi_igrace);
@@ -1297,7 +1235,7 @@ TEST_F(prjquota, statfs_in_dir_without_projinherit_reports_filesystem)
 
 	join(d, self->dir, "plain");
 	ASSERT_EQ(0, mkdir(d, 0755));
-	ret = guest_set_project_path(d, self->prj, false);
+	ret = set_project_path(d, self->prj, false);
 	ASSERT_EQ(0, ret) TH_LOG("project of %s: %s", d, strerror(-ret));
 	u = read_usage(_metadata, self, self->prj);
 	limit(_metadata, self, self->prj, 0,

@@ -37,6 +37,7 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "projquota.h"
 
 /* Below 65536, so that XFS without projid32bit takes them too. */
 #define PRJ_A		4701u
@@ -101,21 +102,6 @@ static bool has_flag(unsigned int flags, unsigned int flag)
 	return flags & flag;
 }
 
-static int rm_one(const char *path, const struct stat *st, int type,
-		  struct FTW *ftw)
-{
-	return remove(path) ? -1 : 0;
-}
-
-/* @buf = @dir / @name; @buf has PATH_MAX bytes. */
-static char *join(char *buf, const char *dir, const char *name)
-{
-	/* Test directories have short names: no test expects this. */
-	if (snprintf(buf, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
-		abort();
-	return buf;
-}
-
 FIXTURE(projid) {
 	char dir[PATH_MAX];
 };
@@ -130,7 +116,7 @@ FIXTURE_SETUP(projid)
 	ASSERT_NE(NULL, mkdtemp(self->dir))
 		TH_LOG("mkdtemp in %s: %s", test_dir, strerror(errno));
 	/* Whatever the tested directory has, start from project 0. */
-	ret = guest_set_project_path(self->dir, 0, false);
+	ret = set_project_path(self->dir, 0, false);
 	if (ret)
 		rmdir(self->dir);	/* no teardown after a failed setup */
 	ASSERT_EQ(0, ret) TH_LOG("project 0 on %s: %s", self->dir,
@@ -139,7 +125,7 @@ FIXTURE_SETUP(projid)
 
 FIXTURE_TEARDOWN(projid)
 {
-	if (self->dir[0] && nftw(self->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS))
+	if (self->dir[0] && rm_tree(self->dir))
 		TH_LOG("cannot remove %s: %s", self->dir, strerror(errno));
 }
 
@@ -158,7 +144,7 @@ static void make_dir(struct __test_metadata *_metadata,
 
 	path_of(self, buf, name);
 	ASSERT_EQ(0, mkdir(buf, 0755)) TH_LOG("mkdir %s: %s", buf, strerror(errno));
-	ret = guest_set_project_path(buf, projid, inherit);
+	ret = set_project_path(buf, projid, inherit);
 	ASSERT_EQ(0, ret) TH_LOG("project %u%s on %s: %s", projid,
 				 inherit ? " +P" : "", buf, strerror(-ret));
 }
@@ -192,11 +178,11 @@ TEST_F(projid, fsgetxattr_reports_projid)
 	make_dir(_metadata, self, d, "d", 0, false);
 	expect_project(_metadata, f, 0, false);
 
-	ASSERT_EQ(0, guest_set_project_path(f, PRJ_A, false));
+	ASSERT_EQ(0, set_project_path(f, PRJ_A, false));
 	expect_project(_metadata, f, PRJ_A, false);
-	ASSERT_EQ(0, guest_set_project_path(d, PRJ_B, false));
+	ASSERT_EQ(0, set_project_path(d, PRJ_B, false));
 	expect_project(_metadata, d, PRJ_B, false);
-	ASSERT_EQ(0, guest_set_project_path(f, 0, false));
+	ASSERT_EQ(0, set_project_path(f, 0, false));
 	expect_project(_metadata, f, 0, false);
 }
 
@@ -207,7 +193,7 @@ TEST_F(projid, setflags_keeps_projid)
 	unsigned int flags;
 
 	make_file(_metadata, path_of(self, f, "f"));
-	ASSERT_EQ(0, guest_set_project_path(f, PRJ_A, false));
+	ASSERT_EQ(0, set_project_path(f, PRJ_A, false));
 	ASSERT_EQ(0, get_flags(f, &flags));
 	ASSERT_EQ(0, set_flags(f, flags | FS_NODUMP_FL));
 	ASSERT_EQ(0, get_flags(f, &flags));
@@ -347,7 +333,7 @@ TEST_F(projid, projinherit_never_sticks_to_a_regular_file)
 	int ret;
 
 	make_file(_metadata, path_of(self, f, "f"));
-	ret = guest_set_project_path(f, PRJ_A, true);
+	ret = set_project_path(f, PRJ_A, true);
 	if (ret) {
 		EXPECT_EQ(-EOPNOTSUPP, ret);
 		expect_project(_metadata, f, 0, false);
@@ -464,7 +450,7 @@ TEST_F(projid, rename_of_other_project_within_projinherit_dir_gives_exdev)
 
 	make_dir(_metadata, self, a, "a", PRJ_A, true);
 	make_file(_metadata, path_of(self, f, "a/f"));
-	ASSERT_EQ(0, guest_set_project_path(f, PRJ_B, false));
+	ASSERT_EQ(0, set_project_path(f, PRJ_B, false));
 	EXPECT_EQ(-1, rename(f, path_of(self, t, "a/g")));
 	EXPECT_EQ(EXDEV, errno);
 }
@@ -528,7 +514,7 @@ TEST_F(projid, rename_exchange_checks_both_directions)
 	make_dir(_metadata, self, p, "p", 0, false);
 	make_file(_metadata, path_of(self, f, "a/f"));
 	make_file(_metadata, path_of(self, g, "p/g"));
-	ASSERT_EQ(0, guest_set_project_path(g, PRJ_B, false));
+	ASSERT_EQ(0, set_project_path(g, PRJ_B, false));
 
 	EXPECT_EQ(-1, renameat2(AT_FDCWD, f, AT_FDCWD, g, RENAME_EXCHANGE));
 	EXPECT_EQ(EXDEV, errno) TH_LOG("a/f <-> p/g: %s", strerror(errno));
@@ -640,9 +626,9 @@ TEST_F(projid, projid_change_of_immutable_inode_gives_eperm)
 	int ret, get;
 
 	make_file(_metadata, path_of(self, f, "f"));
-	ASSERT_EQ(0, guest_set_project_path(f, PRJ_A, false));
+	ASSERT_EQ(0, set_project_path(f, PRJ_A, false));
 	ASSERT_EQ(0, set_immutable(f, true));
-	ret = guest_set_project_path(f, PRJ_B, false);
+	ret = set_project_path(f, PRJ_B, false);
 	get = get_project(f, &projid, &inherit);
 	ASSERT_EQ(0, set_immutable(f, false));
 
@@ -661,7 +647,7 @@ TEST_F(projid, projinherit_change_of_immutable_dir_gives_eperm)
 
 	make_dir(_metadata, self, d, "d", PRJ_A, false);
 	ASSERT_EQ(0, set_immutable(d, true));
-	ret = guest_set_project_path(d, PRJ_A, true);
+	ret = set_project_path(d, PRJ_A, true);
 	get = get_project(d, &projid, &inherit);
 	ASSERT_EQ(0, set_immutable(d, false));
 
@@ -704,25 +690,6 @@ TEST_F(projid, projid_change_while_clearing_immutable_succeeds)
 	EXPECT_EQ(0U, fsx.fsx_xflags & FS_XFLAG_IMMUTABLE);
 }
 
-/*
- * Run @fn in a forked child and return its exit status, or -1. The child
- * must only use plain syscalls and _exit(): no ASSERT_*, which would
- * unwind into the harness in the wrong process.
- */
-static int run_child(int (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0)
-		_exit(fn(arg));
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 #define CHILD_SKIP	254
 
 struct userns_args {
@@ -738,7 +705,7 @@ static int set_project_in_userns(void *p)
 
 	if (unshare(CLONE_NEWUSER))
 		return CHILD_SKIP;
-	return -guest_set_project(args->fd, args->projid, args->inherit);
+	return -set_project(args->fd, args->projid, args->inherit);
 }
 
 /*
@@ -754,10 +721,10 @@ TEST_F(projid, projid_change_in_userns_gives_einval)
 	int ret;
 
 	make_file(_metadata, path_of(self, f, "f"));
-	ASSERT_EQ(0, guest_set_project_path(f, PRJ_A, false));
+	ASSERT_EQ(0, set_project_path(f, PRJ_A, false));
 	args.fd = open(f, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, args.fd);
-	ret = run_child(set_project_in_userns, &args);
+	ret = run_child_exit(set_project_in_userns, &args);
 	close(args.fd);
 	if (ret == CHILD_SKIP)
 		SKIP(return, "unshare(CLONE_NEWUSER) failed");
@@ -775,7 +742,7 @@ TEST_F(projid, projinherit_change_in_userns_gives_einval)
 	make_dir(_metadata, self, d, "d", PRJ_A, false);
 	args.fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, args.fd);
-	ret = run_child(set_project_in_userns, &args);
+	ret = run_child_exit(set_project_in_userns, &args);
 	close(args.fd);
 	if (ret == CHILD_SKIP)
 		SKIP(return, "unshare(CLONE_NEWUSER) failed");
@@ -791,10 +758,10 @@ TEST_F(projid, unchanged_projid_in_userns_is_allowed)
 	int ret;
 
 	make_file(_metadata, path_of(self, f, "f"));
-	ASSERT_EQ(0, guest_set_project_path(f, PRJ_A, false));
+	ASSERT_EQ(0, set_project_path(f, PRJ_A, false));
 	args.fd = open(f, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, args.fd);
-	ret = run_child(set_project_in_userns, &args);
+	ret = run_child_exit(set_project_in_userns, &args);
 	close(args.fd);
 	if (ret == CHILD_SKIP)
 		SKIP(return, "unshare(CLONE_NEWUSER) failed");
@@ -822,10 +789,10 @@ static int set_project_unprivileged(void *p)
 	if (setgroups(1, &gid) || setresgid(OTHER_ID, OTHER_ID, OTHER_ID) ||
 	    setresuid(OTHER_ID, OTHER_ID, OTHER_ID))
 		return 1;
-	args->res->own_file = -guest_set_project(args->own_fd, PRJ_B, false);
-	args->res->own_file_invalid = -guest_set_project(args->own_fd, ~0u, false);
-	args->res->not_owned = -guest_set_project(args->other_fd, PRJ_B, false);
-	args->res->own_dir_inherit = -guest_set_project(args->dir_fd, PRJ_B, true);
+	args->res->own_file = -set_project(args->own_fd, PRJ_B, false);
+	args->res->own_file_invalid = -set_project(args->own_fd, ~0u, false);
+	args->res->not_owned = -set_project(args->other_fd, PRJ_B, false);
+	args->res->own_dir_inherit = -set_project(args->dir_fd, PRJ_B, true);
 	return 0;
 }
 
@@ -852,8 +819,8 @@ TEST_F(projid, unprivileged_owner_can_set_projid_only_as_fs_ioctl_allows)
 	make_dir(_metadata, self, d, "d", 0, false);
 	ASSERT_EQ(0, chown(own, OTHER_ID, OTHER_ID));
 	ASSERT_EQ(0, chown(d, OTHER_ID, OTHER_ID));
-	ASSERT_EQ(0, guest_set_project_path(own, PRJ_A, false));
-	ASSERT_EQ(0, guest_set_project_path(other, PRJ_A, false));
+	ASSERT_EQ(0, set_project_path(own, PRJ_A, false));
+	ASSERT_EQ(0, set_project_path(other, PRJ_A, false));
 
 	/* Opened by root: the child needs no search permission on self->dir. */
 	args.own_fd = open(own, O_RDONLY | O_CLOEXEC);
@@ -863,7 +830,7 @@ TEST_F(projid, unprivileged_owner_can_set_projid_only_as_fs_ioctl_allows)
 	ASSERT_LE(0, args.own_fd);
 	ASSERT_LE(0, args.other_fd);
 	ASSERT_LE(0, args.dir_fd);
-	ASSERT_EQ(0, run_child(set_project_unprivileged, &args))
+	ASSERT_EQ(0, run_child_exit(set_project_unprivileged, &args))
 		TH_LOG("cannot drop privileges to %d", OTHER_ID);
 	close(args.own_fd);
 	close(args.other_fd);

@@ -33,6 +33,7 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "projquota.h"
 
 /* The new mount API: the same numbers on every architecture. */
 #define NR_fsopen	430
@@ -133,28 +134,9 @@ static int set_project_dir(const char *path, unsigned int id)
 	fd = open(path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return -errno;
-	ret = guest_set_project(fd, id, true);
+	ret = set_project(fd, id, true);
 	close(fd);
 	return ret;
-}
-
-static int get_quota(unsigned int id, struct if_dqblk *dq)
-{
-	int fd = open(MNT, O_RDONLY | O_DIRECTORY), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = guest_prj_quotactl(fd, Q_GETQUOTA, id, dq);
-	close(fd);
-	return ret;
-}
-
-static void *shared_alloc(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
 }
 
 /*
@@ -206,7 +188,7 @@ TEST_F(opts, mount_time_hard_limits_apply_to_every_new_project)
 	do_mount(_metadata, self, "size=16m,prjquota,prjquota_block_hardlimit=1m,"
 		 "prjquota_inode_hardlimit=10");
 	ASSERT_EQ(0, set_project_dir(MNT "/p", 77));
-	ASSERT_EQ(0, get_quota(77, &dq));
+	ASSERT_EQ(0, prj_getquota(MNT, 77, &dq));
 	EXPECT_EQ(1024ULL, dq.dqb_bhardlimit);	/* KiB */
 	EXPECT_EQ(10ULL, dq.dqb_ihardlimit);
 	EXPECT_EQ(1ULL, dq.dqb_curinodes);
@@ -270,13 +252,13 @@ TEST_F(opts, default_limits_do_not_apply_to_project_0)
 	EXPECT_EQ(20, res->created)
 		TH_LOG("uid %d creating 20 files outside any project: %s",
 		       USER_ID, strerror(res->create_err));
-	ASSERT_EQ(0, get_quota(0, &dq));
+	ASSERT_EQ(0, prj_getquota(MNT, 0, &dq));
 	EXPECT_EQ(0ULL, dq.dqb_bhardlimit);
 	EXPECT_EQ(0ULL, dq.dqb_ihardlimit);
 	EXPECT_LE(2ULL << 20, dq.dqb_curspace);
 	/* ... while a new project still gets them */
 	ASSERT_EQ(0, set_project_dir(MNT "/p", 83));
-	ASSERT_EQ(0, get_quota(83, &dq));
+	ASSERT_EQ(0, prj_getquota(MNT, 83, &dq));
 	EXPECT_EQ(1024ULL, dq.dqb_bhardlimit);	/* KiB */
 	EXPECT_EQ(10ULL, dq.dqb_ihardlimit);
 	munmap(res, sizeof(*res));
@@ -489,7 +471,7 @@ TEST_F(opts, projid_of_a_user_namespace_mount_can_be_set_from_the_initial_namesp
 	/* the child's mount, seen from here */
 	snprintf(path, sizeof(path), "/proc/%d/root" MNT "/f", pid);
 	fd = open(path, O_RDONLY);
-	ret = fd < 0 ? -errno : guest_set_project(fd, 42, false);
+	ret = fd < 0 ? -errno : set_project(fd, 42, false);
 	memset(&fsx, 0, sizeof(fsx));
 	if (fd >= 0 && ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
 		fsx.fsx_projid = ~0u;
@@ -516,10 +498,10 @@ TEST_F(opts, project_ids_work_without_quota_on_the_mount)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioctl(fd, FS_IOC_FSGETXATTR, &fsx));
 	EXPECT_EQ(78U, fsx.fsx_projid);
-	EXPECT_EQ(0, guest_set_project(fd, 79, false));
+	EXPECT_EQ(0, set_project(fd, 79, false));
 	close(fd);
 	/* and no quota to ask about: tmpfs has no quotactl ops then */
-	EXPECT_EQ(-ENOSYS, get_quota(78, &dq));
+	EXPECT_EQ(-ENOSYS, prj_getquota(MNT, 78, &dq));
 }
 
 /*
@@ -545,7 +527,7 @@ TEST_F(opts, statfs_without_size_reports_the_project_limits)
 	ASSERT_EQ(0, set_project_dir(MNT "/p", 81));
 	fd = open(MNT, O_RDONLY | O_DIRECTORY);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, guest_prj_quotactl(fd, Q_SETQUOTA, 81, &dq));
+	ASSERT_EQ(0, prj_quotactl(fd, Q_SETQUOTA, 81, &dq));
 	close(fd);
 	fd = open(MNT "/p/f", O_CREAT | O_WRONLY, 0644);
 	ASSERT_LE(0, fd);
@@ -585,7 +567,7 @@ TEST_F(opts, huge_pages_are_charged_at_their_size)
 		SKIP(return, "no transparent huge pages in this kernel");
 	do_mount(_metadata, self, "size=64m,huge=always,prjquota");
 	ASSERT_EQ(0, set_project_dir(MNT "/p", 80));
-	ASSERT_EQ(0, get_quota(80, &dq));
+	ASSERT_EQ(0, prj_getquota(MNT, 80, &dq));
 	EXPECT_EQ(0ULL, dq.dqb_curspace);
 
 	fd = open(MNT "/p/f", O_CREAT | O_RDWR, 0644);
@@ -593,7 +575,7 @@ TEST_F(opts, huge_pages_are_charged_at_their_size)
 	ASSERT_EQ(0, ftruncate(fd, hpage));
 	ASSERT_EQ((ssize_t)sizeof(buf), pwrite(fd, buf, sizeof(buf), 0));
 	ASSERT_EQ(0, fstat(fd, &st));
-	ASSERT_EQ(0, get_quota(80, &dq));
+	ASSERT_EQ(0, prj_getquota(MNT, 80, &dq));
 	/* one 4 KiB write, one huge page: the quota sees all of it */
 	EXPECT_EQ((long long)st.st_blocks * 512, (long long)dq.dqb_curspace);
 	EXPECT_EQ(hpage, (long long)dq.dqb_curspace)
@@ -602,7 +584,7 @@ TEST_F(opts, huge_pages_are_charged_at_their_size)
 
 	ASSERT_EQ(0, ftruncate(fd, 0));
 	close(fd);
-	ASSERT_EQ(0, get_quota(80, &dq));
+	ASSERT_EQ(0, prj_getquota(MNT, 80, &dq));
 	EXPECT_EQ(0ULL, dq.dqb_curspace);
 }
 
@@ -659,7 +641,7 @@ TEST_F(opts, read_fault_on_hole_is_charged_to_the_project)
 	ASSERT_EQ(0, chmod(MNT "/p", 01777));
 	mfd = open(MNT, O_RDONLY | O_DIRECTORY);
 	ASSERT_LE(0, mfd);
-	ASSERT_EQ(0, guest_prj_quotactl(mfd, Q_SETQUOTA, 82, &dq));
+	ASSERT_EQ(0, prj_quotactl(mfd, Q_SETQUOTA, 82, &dq));
 	close(mfd);
 
 	/* root's sparse file, readable by all */
@@ -676,7 +658,7 @@ TEST_F(opts, read_fault_on_hole_is_charged_to_the_project)
 		TH_LOG("reader: status %#x after %lu of %zu pages", status,
 		       *args.read_pages, (size_t)(args.len / args.page));
 	EXPECT_EQ((1UL << 20) / args.page, *args.read_pages);
-	ASSERT_EQ(0, get_quota(82, &dq));
+	ASSERT_EQ(0, prj_getquota(MNT, 82, &dq));
 	EXPECT_EQ(1ULL << 20, dq.dqb_curspace);
 	ASSERT_EQ(0, fstat(args.fd, &st));
 	EXPECT_EQ(1LL << 20, (long long)st.st_blocks * 512);
@@ -701,7 +683,7 @@ TEST_F(opts, read_fault_on_hole_is_charged_to_the_project)
 
 	/* truncation gives it back */
 	ASSERT_EQ(0, ftruncate(args.fd, 0));
-	ASSERT_EQ(0, get_quota(82, &dq));
+	ASSERT_EQ(0, prj_getquota(MNT, 82, &dq));
 	EXPECT_EQ(0ULL, dq.dqb_curspace);
 	close(args.fd);
 	munmap(args.read_pages, sizeof(*args.read_pages));
