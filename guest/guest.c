@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Helpers shared by the guest test programs. */
+/* The harness's services to the guest test programs: see guest.h. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -129,21 +129,6 @@ bool guest_test_dir(int *argc, char ***argv, const char **dir,
 		return true;
 	}
 	return false;
-}
-
-int guest_ubsan_stats(const char *class, struct guest_ubsan_stats *st)
-{
-	char buf[4096], name[32], *line, *save;
-
-	if (guest_read_file("/sys/kernel/debug/ubsan/stats", buf, sizeof(buf)))
-		return -1;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%31s %ld %ld %ld", name, &st->reported,
-			   &st->counted, &st->suppressed) == 4 &&
-		    !strcmp(name, class))
-			return 0;
-	return -1;
 }
 
 int guest_kmsg_open(void)

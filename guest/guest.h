@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers shared by the guest test programs. */
+/*
+ * The harness's services to the guest test programs: what the host set up
+ * (disks, mounts, the test folder, negative controls), the kernel log and
+ * splat announcements, values for the host (guest/protocol.h). Helpers of
+ * one topic live next to its tests (tests/projquota/projquota.h,
+ * tests/ubsan/ubsan.h, tests/lkdtm/lkdtm.h).
+ */
 #ifndef GUEST_H
 #define GUEST_H
 
@@ -70,19 +76,8 @@ bool guest_test_dir(int *argc, char ***argv, const char **dir,
  * user space wrote (init relays every suite's output through /dev/kmsg)
  * are skipped; guest_expect_splat() announces the splat
  * the next provocation will cause to the boot verdict with the line
- * "harness: expect splat: @what" (0 or -errno).
+ * HARNESS_FMT_EXPECT, "harness: expect splat: @what" (0 or -errno).
  */
-/*
- * One class's row of /sys/kernel/debug/ubsan/stats (patch 0024): failures
- * printed, all failures, failures at suppressed sites. 0, or -1 if the file
- * or the row is missing.
- */
-struct guest_ubsan_stats {
-	long reported, counted, suppressed;
-};
-
-int guest_ubsan_stats(const char *class, struct guest_ubsan_stats *st);
-
 int guest_kmsg_open(void);
 void guest_kmsg_read(int fd, char *log, size_t size);
 int guest_expect_splat(int fd, const char *what);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "lkdtm/lkdtm.h"
 
 TEST(deliberately_fails)
 {
@@ -19,12 +20,12 @@ TEST(deliberately_fails)
 
 TEST(lkdtm_warning_splats)
 {
-	int fd = open("/sys/kernel/debug/provoke-crash/DIRECT", O_WRONLY);
+	int ret;
 
-	if (fd < 0)
+	if (!lkdtm_available())
 		SKIP(return, "no LKDTM in this kernel");
-	ASSERT_EQ(7, write(fd, "WARNING", 7)) TH_LOG("write: %s", strerror(errno));
-	close(fd);
+	ret = lkdtm_provoke("WARNING");
+	ASSERT_EQ(0, ret) TH_LOG("write: %s", strerror(-ret));
 }
 
 TEST_HARNESS_MAIN

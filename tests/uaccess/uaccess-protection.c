@@ -39,8 +39,8 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "lkdtm/lkdtm.h"
 
-#define DIRECT		"/sys/kernel/debug/provoke-crash/DIRECT"
 #define LOG_SIZE	(256 * 1024)
 
 /*
@@ -54,8 +54,8 @@ static int provoke(struct __test_metadata *_metadata, const char *type,
 	int kmsg, status;
 	pid_t pid;
 
-	if (access(DIRECT, W_OK))
-		SKIP(return -1, "no LKDTM (%s: %s)", DIRECT, strerror(errno));
+	if (!lkdtm_available())
+		SKIP(return -1, "no LKDTM (%s: %s)", LKDTM_DIRECT, strerror(errno));
 	kmsg = guest_kmsg_open();
 	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(-kmsg));
 	snprintf(expect, sizeof(expect), "lkdtm_%s", type);
@@ -64,9 +64,7 @@ static int provoke(struct __test_metadata *_metadata, const char *type,
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		int fd = open(DIRECT, O_WRONLY);
-
-		if (fd < 0 || write(fd, type, strlen(type)) < 0)
+		if (lkdtm_provoke(type))
 			_exit(2);
 		_exit(0);	/* survived */
 	}
@@ -107,20 +105,17 @@ static void expect_ok(struct __test_metadata *_metadata, const char *type)
 {
 	char *log = calloc(1, LOG_SIZE);
 	const char *fail, *xfail;
-	int kmsg, fd;
+	int kmsg, ret;
 
 	ASSERT_NE(NULL, log);
-	if (access(DIRECT, W_OK)) {
+	if (!lkdtm_available()) {
 		free(log);
-		SKIP(return, "no LKDTM (%s: %s)", DIRECT, strerror(errno));
+		SKIP(return, "no LKDTM (%s: %s)", LKDTM_DIRECT, strerror(errno));
 	}
 	kmsg = guest_kmsg_open();
 	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(-kmsg));
-	fd = open(DIRECT, O_WRONLY);
-	ASSERT_LE(0, fd);
-	EXPECT_EQ((ssize_t)strlen(type), write(fd, type, strlen(type)))
-		TH_LOG("%s: %s", type, strerror(errno));
-	close(fd);
+	ret = lkdtm_provoke(type);
+	EXPECT_EQ(0, ret) TH_LOG("%s: %s", type, strerror(-ret));
 	guest_kmsg_read(kmsg, log, LOG_SIZE);
 	close(kmsg);
 

@@ -39,11 +39,9 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "lkdtm/lkdtm.h"
+#include "ubsan.h"
 
-#define DIRECT		"/sys/kernel/debug/provoke-crash/DIRECT"
-#define PARAMS		"/sys/module/ubsan/parameters/"
-#define DEBUGFS		"/sys/kernel/debug/ubsan/"
-#define SITE_FILE	"drivers/misc/lkdtm/ubsan.c"
 #define LOG_SIZE	(256 * 1024)
 #define TEST_UBSAN_KO	"/lib/modules/test_ubsan.ko"
 
@@ -56,21 +54,6 @@ static int put(const char *path, const char *val)
 static char *get(const char *path, char *buf, size_t size)
 {
 	return guest_read_file(path, buf, size) ? NULL : buf;
-}
-
-/* The lines of @log that hold both @what and @where. */
-static int count_lines(const char *log, const char *what, const char *where)
-{
-	const char *end;
-	int n = 0;
-
-	for (; *log; log = end + (*end == '\n')) {
-		end = strchrnul(log, '\n');
-		if (memmem(log, end - log, what, strlen(what)) &&
-		    memmem(log, end - log, where, strlen(where)))
-			n++;
-	}
-	return n;
 }
 
 /* Whether the comma list @list (a checks= value) has the class @name. */
@@ -97,12 +80,12 @@ struct ubsan_state {
 static void setup(struct __test_metadata *_metadata, struct ubsan_state *st)
 {
 	st->kmsg = -1;
-	if (access(DIRECT, W_OK) || access(DEBUGFS "reset", W_OK))
+	if (!lkdtm_available() || access(UBSAN_DEBUGFS "reset", W_OK))
 		SKIP(return, "needs LKDTM and debugfs ubsan/ (%s)",
 		     strerror(errno));
-	ASSERT_EQ(0, put(DEBUGFS "reset", "1"));
-	ASSERT_EQ(0, put(PARAMS "checks", "all"));
-	ASSERT_EQ(0, put(PARAMS "report", "once"));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "reset", "1"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "checks", "all"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "once"));
 	st->log = calloc(1, LOG_SIZE);
 	ASSERT_NE(NULL, st->log);
 	st->kmsg = guest_kmsg_open();
@@ -111,9 +94,9 @@ static void setup(struct __test_metadata *_metadata, struct ubsan_state *st)
 
 static void teardown(struct ubsan_state *st)
 {
-	put(PARAMS "checks", "all");
-	put(PARAMS "report", "once");
-	put(DEBUGFS "reset", "1");
+	put(UBSAN_PARAMS "checks", "all");
+	put(UBSAN_PARAMS "report", "once");
+	put(UBSAN_DEBUGFS "reset", "1");
 	if (st->kmsg >= 0)
 		close(st->kmsg);
 	free(st->log);
@@ -122,7 +105,7 @@ static void teardown(struct ubsan_state *st)
 FIXTURE(ubsan) {
 	struct ubsan_state st;
 	unsigned int line;	/* of the file:line suppression, if added */
-	char report[128];	/* "UBSAN: REASON in " (then SITE_FILE) */
+	char report[128];	/* "UBSAN: REASON in " (then UBSAN_LKDTM_FILE) */
 };
 
 FIXTURE_VARIANT(ubsan) {
@@ -188,10 +171,10 @@ FIXTURE_TEARDOWN(ubsan)
 {
 	char sup[64];
 
-	put(DEBUGFS "suppress", "!lkdtm/ubsan.c");
+	put(UBSAN_DEBUGFS "suppress", "!lkdtm/ubsan.c");
 	if (self->line) {
-		snprintf(sup, sizeof(sup), "!" SITE_FILE ":%u", self->line);
-		put(DEBUGFS "suppress", sup);
+		snprintf(sup, sizeof(sup), "!" UBSAN_LKDTM_FILE ":%u", self->line);
+		put(UBSAN_DEBUGFS "suppress", sup);
 	}
 	teardown(&self->st);
 }
@@ -203,7 +186,7 @@ FIXTURE_TEARDOWN(ubsan)
 static void announce(struct __test_metadata *_metadata,
 		     const FIXTURE_VARIANT(ubsan) *variant, int kmsg)
 {
-	ASSERT_EQ(0, guest_expect_splat(kmsg, SITE_FILE ":"));
+	ASSERT_EQ(0, guest_expect_splat(kmsg, UBSAN_LKDTM_FILE ":"));
 }
 
 /* Provoke the variant's failure @n times; returns the reports printed. */
@@ -214,20 +197,20 @@ static int provoke(struct __test_metadata *_metadata,
 	int i;
 
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, put(DIRECT, variant->type))
+		ASSERT_EQ(0, lkdtm_provoke(variant->type))
 			TH_LOG("LKDTM %s: %s", variant->type, strerror(errno));
 	self->st.log[0] = '\0';
 	guest_kmsg_read(self->st.kmsg, self->st.log, LOG_SIZE);
-	return count_lines(self->st.log, self->report, SITE_FILE ":");
+	return ubsan_count_lines(self->st.log, self->report, UBSAN_LKDTM_FILE ":");
 }
 
 TEST_F(ubsan, once_reports_a_site_once_and_counts_every_failure)
 {
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 
 	announce(_metadata, variant, self->st.kmsg);
 	EXPECT_EQ(1, provoke(_metadata, variant, self, 3));
-	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
+	ASSERT_EQ(0, ubsan_read_stats(variant->class, &st));
 	EXPECT_EQ(1, st.reported);
 	EXPECT_EQ(3, st.counted);
 	EXPECT_EQ(0, st.suppressed);
@@ -235,38 +218,38 @@ TEST_F(ubsan, once_reports_a_site_once_and_counts_every_failure)
 
 TEST_F(ubsan, all_reports_every_failure)
 {
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 
-	ASSERT_EQ(0, put(PARAMS "report", "all"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "all"));
 	announce(_metadata, variant, self->st.kmsg);
 	EXPECT_EQ(3, provoke(_metadata, variant, self, 3));
-	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
+	ASSERT_EQ(0, ubsan_read_stats(variant->class, &st));
 	EXPECT_EQ(3, st.reported);
 	EXPECT_EQ(3, st.counted);
 }
 
 TEST_F(ubsan, all_is_rate_limited)
 {
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 	int seen;
 
-	ASSERT_EQ(0, put(PARAMS "report", "all"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "all"));
 	announce(_metadata, variant, self->st.kmsg);
 	seen = provoke(_metadata, variant, self, 30);
 	EXPECT_LE(1, seen);
 	EXPECT_GT(30, seen);
-	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
+	ASSERT_EQ(0, ubsan_read_stats(variant->class, &st));
 	EXPECT_EQ(seen, st.reported);
 	EXPECT_EQ(30, st.counted);
 }
 
 TEST_F(ubsan, count_prints_nothing_and_counts)
 {
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 
-	ASSERT_EQ(0, put(PARAMS "report", "count"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "count"));
 	EXPECT_EQ(0, provoke(_metadata, variant, self, 3));
-	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
+	ASSERT_EQ(0, ubsan_read_stats(variant->class, &st));
 	EXPECT_EQ(0, st.reported);
 	EXPECT_EQ(3, st.counted);
 }
@@ -274,31 +257,31 @@ TEST_F(ubsan, count_prints_nothing_and_counts)
 TEST_F(ubsan, suppressed_file_neither_prints_nor_counts_as_reported)
 {
 	char buf[1024];
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 
-	ASSERT_EQ(0, put(DEBUGFS "suppress", "lkdtm/ubsan.c"));
-	ASSERT_NE(NULL, get(DEBUGFS "suppress", buf, sizeof(buf)));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "lkdtm/ubsan.c"));
+	ASSERT_NE(NULL, get(UBSAN_DEBUGFS "suppress", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "lkdtm/ubsan.c\n"));
 	EXPECT_EQ(0, provoke(_metadata, variant, self, 2));
-	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
+	ASSERT_EQ(0, ubsan_read_stats(variant->class, &st));
 	EXPECT_EQ(0, st.reported);
 	EXPECT_EQ(2, st.suppressed);
-	ASSERT_EQ(0, put(DEBUGFS "suppress", "!lkdtm/ubsan.c"));
-	ASSERT_NE(NULL, get(DEBUGFS "suppress", buf, sizeof(buf)));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "!lkdtm/ubsan.c"));
+	ASSERT_NE(NULL, get(UBSAN_DEBUGFS "suppress", buf, sizeof(buf)));
 	EXPECT_EQ(NULL, strstr(buf, "lkdtm/ubsan.c"));
 }
 
 TEST_F(ubsan, sites_lists_the_site_and_file_line_suppresses_it)
 {
 	char buf[8192], sup[256], *p, *end;
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 	unsigned int line;
 	size_t n = strlen(variant->class);
 
-	ASSERT_EQ(0, put(PARAMS "report", "count"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "count"));
 	provoke(_metadata, variant, self, 2);
-	ASSERT_NE(NULL, get(DEBUGFS "sites", buf, sizeof(buf)));
-	p = strstr(buf, SITE_FILE ":");
+	ASSERT_NE(NULL, get(UBSAN_DEBUGFS "sites", buf, sizeof(buf)));
+	p = strstr(buf, UBSAN_LKDTM_FILE ":");
 	ASSERT_NE(NULL, p) TH_LOG("sites: %s", buf);
 	end = strchr(p, '\n');
 	ASSERT_NE(NULL, end);
@@ -307,51 +290,51 @@ TEST_F(ubsan, sites_lists_the_site_and_file_line_suppresses_it)
 		p--;
 	EXPECT_TRUE(!strncmp(p, variant->class, n) && p[n] == ' ')
 		TH_LOG("site line: %s", p);
-	p = strstr(p, SITE_FILE ":");
-	ASSERT_EQ(1, sscanf(p, SITE_FILE ":%u:", &line));
+	p = strstr(p, UBSAN_LKDTM_FILE ":");
+	ASSERT_EQ(1, sscanf(p, UBSAN_LKDTM_FILE ":%u:", &line));
 	self->line = line;
 	EXPECT_NE(NULL, strstr(p, " 2")) TH_LOG("site line: %s", p);
 
-	snprintf(sup, sizeof(sup), SITE_FILE ":%u", line);
-	ASSERT_EQ(0, put(DEBUGFS "suppress", sup));
-	ASSERT_EQ(0, put(DEBUGFS "reset", "1"));
-	ASSERT_EQ(0, put(PARAMS "report", "all"));
+	snprintf(sup, sizeof(sup), UBSAN_LKDTM_FILE ":%u", line);
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", sup));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "reset", "1"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "all"));
 	EXPECT_EQ(0, provoke(_metadata, variant, self, 2));
-	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
+	ASSERT_EQ(0, ubsan_read_stats(variant->class, &st));
 	EXPECT_EQ(2, st.suppressed);
 	EXPECT_EQ(0, st.reported);
-	snprintf(sup, sizeof(sup), "!" SITE_FILE ":%u", line);
-	EXPECT_EQ(0, put(DEBUGFS "suppress", sup));
+	snprintf(sup, sizeof(sup), "!" UBSAN_LKDTM_FILE ":%u", line);
+	EXPECT_EQ(0, put(UBSAN_DEBUGFS "suppress", sup));
 }
 
 TEST_F(ubsan, checks_turn_a_class_off_and_on)
 {
 	char buf[512];
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 
 	snprintf(buf, sizeof(buf), "-%s", variant->class);
-	ASSERT_EQ(0, put(PARAMS "checks", buf));
-	ASSERT_NE(NULL, get(PARAMS "checks", buf, sizeof(buf)));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "checks", buf));
+	ASSERT_NE(NULL, get(UBSAN_PARAMS "checks", buf, sizeof(buf)));
 	EXPECT_FALSE(in_list(buf, variant->class)) TH_LOG("checks: %s", buf);
 	EXPECT_TRUE(in_list(buf, strcmp(variant->class, "shift") ?
 				 "shift" : "bounds"))
 		TH_LOG("checks: %s", buf);
 	EXPECT_EQ(0, provoke(_metadata, variant, self, 2));
-	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
+	ASSERT_EQ(0, ubsan_read_stats(variant->class, &st));
 	EXPECT_EQ(0, st.counted);
 
-	ASSERT_EQ(0, put(PARAMS "checks", "none"));
-	ASSERT_NE(NULL, get(PARAMS "checks", buf, sizeof(buf)));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "checks", "none"));
+	ASSERT_NE(NULL, get(UBSAN_PARAMS "checks", buf, sizeof(buf)));
 	EXPECT_STREQ("none\n", buf);
 	EXPECT_EQ(0, provoke(_metadata, variant, self, 1));
-	ASSERT_EQ(0, put(PARAMS "checks", variant->class));
-	ASSERT_NE(NULL, get(PARAMS "checks", buf, sizeof(buf)));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "checks", variant->class));
+	ASSERT_NE(NULL, get(UBSAN_PARAMS "checks", buf, sizeof(buf)));
 	EXPECT_TRUE(in_list(buf, variant->class) &&
 		    strlen(buf) == strlen(variant->class) + 1)
 		TH_LOG("checks: %s", buf);
 	announce(_metadata, variant, self->st.kmsg);
 	EXPECT_EQ(1, provoke(_metadata, variant, self, 1));
-	ASSERT_EQ(0, guest_ubsan_stats(variant->class, &st));
+	ASSERT_EQ(0, ubsan_read_stats(variant->class, &st));
 	EXPECT_EQ(1, st.counted);
 }
 
@@ -359,7 +342,7 @@ TEST_F(ubsan, reset_makes_a_site_report_once_again)
 {
 	announce(_metadata, variant, self->st.kmsg);
 	EXPECT_EQ(1, provoke(_metadata, variant, self, 2));
-	ASSERT_EQ(0, put(DEBUGFS "reset", "1"));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "reset", "1"));
 	EXPECT_EQ(1, provoke(_metadata, variant, self, 2));
 }
 
@@ -382,33 +365,33 @@ TEST_F(ubsan_all, bad_input_is_refused)
 {
 	char buf[512];
 
-	EXPECT_EQ(EINVAL, put(PARAMS "checks", "bounds,nosuchclass"));
-	EXPECT_EQ(EINVAL, put(PARAMS "checks", "\n"));
-	EXPECT_EQ(EINVAL, put(PARAMS "report", "sometimes"));
-	EXPECT_EQ(EINVAL, put(DEBUGFS "suppress", "lib/x.c:twelve"));
-	EXPECT_EQ(EINVAL, put(DEBUGFS "suppress", "lib/x.c:0"));
-	EXPECT_EQ(ENOENT, put(DEBUGFS "suppress", "!lib/never-added.c"));
-	ASSERT_NE(NULL, get(PARAMS "report", buf, sizeof(buf)));
+	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "checks", "bounds,nosuchclass"));
+	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "checks", "\n"));
+	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "report", "sometimes"));
+	EXPECT_EQ(EINVAL, put(UBSAN_DEBUGFS "suppress", "lib/x.c:twelve"));
+	EXPECT_EQ(EINVAL, put(UBSAN_DEBUGFS "suppress", "lib/x.c:0"));
+	EXPECT_EQ(ENOENT, put(UBSAN_DEBUGFS "suppress", "!lib/never-added.c"));
+	ASSERT_NE(NULL, get(UBSAN_PARAMS "report", buf, sizeof(buf)));
 	EXPECT_STREQ("once\n", buf);
 }
 
 TEST_F(ubsan_all, a_failure_in_hardirq_with_a_lock_held_reports_and_counts)
 {
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 	int i;
 
-	ASSERT_EQ(0, put(PARAMS "report", "all"));
-	ASSERT_EQ(0, guest_expect_splat(self->st.kmsg, SITE_FILE ":"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "all"));
+	ASSERT_EQ(0, guest_expect_splat(self->st.kmsg, UBSAN_LKDTM_FILE ":"));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, put(DIRECT, "UBSAN_HARDIRQ"))
+		ASSERT_EQ(0, lkdtm_provoke("UBSAN_HARDIRQ"))
 			TH_LOG("LKDTM UBSAN_HARDIRQ: %s", strerror(errno));
 	guest_kmsg_read(self->st.kmsg, self->st.log, LOG_SIZE);
-	EXPECT_EQ(3, count_lines(self->st.log, "in hardirq context", "lkdtm"))
+	EXPECT_EQ(3, ubsan_count_lines(self->st.log, "in hardirq context", "lkdtm"))
 		TH_LOG("the irq_work did not run in hardirq context");
-	EXPECT_EQ(3, count_lines(self->st.log, "UBSAN: array-index-out-of-bounds in ",
-				 SITE_FILE ":"));
+	EXPECT_EQ(3, ubsan_count_lines(self->st.log, "UBSAN: array-index-out-of-bounds in ",
+				 UBSAN_LKDTM_FILE ":"));
 	EXPECT_EQ(NULL, strstr(self->st.log, "lkdtm: FAIL"));
-	ASSERT_EQ(0, guest_ubsan_stats("bounds", &st));
+	ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
 	EXPECT_EQ(3, st.reported);
 	EXPECT_EQ(3, st.counted);
 }
@@ -485,7 +468,7 @@ static int test_ubsan_sites(int *count_not_one)
 	long count;
 
 	*count_not_one = 0;
-	if (!get(DEBUGFS "sites", buf, sizeof(buf)))
+	if (!get(UBSAN_DEBUGFS "sites", buf, sizeof(buf)))
 		return -1;
 	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
 		if (!strstr(line, "test_ubsan.c:"))
@@ -509,7 +492,7 @@ static void load_test_ubsan(struct __test_metadata *_metadata, int kmsg,
 	size_t i, j;
 
 	ASSERT_LE(0, fd) TH_LOG(TEST_UBSAN_KO ": %s", strerror(errno));
-	ASSERT_EQ(0, put(DEBUGFS "reset", "1"));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "reset", "1"));
 	ASSERT_EQ(0, guest_expect_splat(kmsg, "test_ubsan.c:"));
 	ASSERT_EQ(0, syscall(SYS_finit_module, fd, "", 0))
 		TH_LOG("finit_module: %s", strerror(errno));
@@ -530,13 +513,13 @@ static void load_test_ubsan(struct __test_metadata *_metadata, int kmsg,
 	}
 	for (i = 0; i < NCASES; i++) {
 		const char *class = test_ubsan_cases[i].class;
-		struct guest_ubsan_stats st;
+		struct ubsan_stats st;
 		long want = 0;
 
 		for (j = 0; j < NCASES; j++)
 			if (!strcmp(test_ubsan_cases[j].class, class))
 				want += test_ubsan_cases[j].reports;
-		ASSERT_EQ(0, guest_ubsan_stats(class, &st)) TH_LOG("class %s", class);
+		ASSERT_EQ(0, ubsan_read_stats(class, &st)) TH_LOG("class %s", class);
 		EXPECT_EQ(want, st.reported) TH_LOG("class %s", class);
 		EXPECT_EQ(want, st.counted) TH_LOG("class %s", class);
 	}

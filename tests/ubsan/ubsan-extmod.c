@@ -29,9 +29,8 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "ubsan.h"
 
-#define PARAMS		"/sys/module/ubsan/parameters/"
-#define DEBUGFS		"/sys/kernel/debug/ubsan/"
 #define EXTMOD		"ubsan_extmod"
 #define EXTMOD_KO	"/lib/modules/" EXTMOD ".ko"
 #define EXTMOD_PARAMS	"/sys/module/" EXTMOD "/parameters/"
@@ -43,21 +42,6 @@
 static int put(const char *path, const char *val)
 {
 	return -guest_write_file(path, val);
-}
-
-/* The lines of @log that hold both @what and @where. */
-static int count_lines(const char *log, const char *what, const char *where)
-{
-	const char *end;
-	int n = 0;
-
-	for (; *log; log = end + (*end == '\n')) {
-		end = strchrnul(log, '\n');
-		if (memmem(log, end - log, what, strlen(what)) &&
-		    memmem(log, end - log, where, strlen(where)))
-			n++;
-	}
-	return n;
 }
 
 static int load(const char *params)
@@ -95,7 +79,7 @@ FIXTURE_SETUP(extmod)
 {
 	self->kmsg = -1;
 	self->log = NULL;
-	if (access(DEBUGFS "suppress", W_OK))
+	if (access(UBSAN_DEBUGFS "suppress", W_OK))
 		SKIP(return, "needs debugfs ubsan/ (%s)", strerror(errno));
 	if (access("/proc/modules", F_OK))
 		SKIP(return, "a kernel without modules");
@@ -103,9 +87,9 @@ FIXTURE_SETUP(extmod)
 		TH_LOG(EXTMOD_KO ": %s (built outside the tree from tests/ubsan/extmod)",
 		       strerror(errno));
 	unload();
-	ASSERT_EQ(0, put(PARAMS "checks", "all"));
-	ASSERT_EQ(0, put(PARAMS "report", "all"));
-	ASSERT_EQ(0, put(DEBUGFS "reset", "1"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "checks", "all"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "all"));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "reset", "1"));
 	self->log = calloc(1, LOG_SIZE);
 	ASSERT_NE(NULL, self->log);
 	self->kmsg = guest_kmsg_open();
@@ -115,11 +99,11 @@ FIXTURE_SETUP(extmod)
 FIXTURE_TEARDOWN(extmod)
 {
 	unload();
-	put(DEBUGFS "suppress", "!module:" EXTMOD);
-	put(DEBUGFS "suppress", "!function:ubsan_extmod_fail");
-	put(DEBUGFS "suppress", "!" EXTMOD ".c");
-	put(PARAMS "report", "once");
-	put(DEBUGFS "reset", "1");
+	put(UBSAN_DEBUGFS "suppress", "!module:" EXTMOD);
+	put(UBSAN_DEBUGFS "suppress", "!function:ubsan_extmod_fail");
+	put(UBSAN_DEBUGFS "suppress", "!" EXTMOD ".c");
+	put(UBSAN_PARAMS "report", "once");
+	put(UBSAN_DEBUGFS "reset", "1");
 	if (self->kmsg >= 0)
 		close(self->kmsg);
 	free(self->log);
@@ -130,16 +114,16 @@ static int reports(FIXTURE_DATA(extmod) *self)
 {
 	self->log[0] = '\0';
 	guest_kmsg_read(self->kmsg, self->log, LOG_SIZE);
-	return count_lines(self->log, REPORT, EXTMOD_FILE);
+	return ubsan_count_lines(self->log, REPORT, EXTMOD_FILE);
 }
 
 TEST_F(extmod, the_module_name_silences_it_from_its_load_on)
 {
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 	char buf[1024];
 
-	ASSERT_EQ(0, put(DEBUGFS "suppress", "module:" EXTMOD));
-	ASSERT_EQ(0, guest_read_file(DEBUGFS "suppress", buf, sizeof(buf)));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "module:" EXTMOD));
+	ASSERT_EQ(0, guest_read_file(UBSAN_DEBUGFS "suppress", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "module:" EXTMOD "\n")) TH_LOG("%s", buf);
 
 	/* before the module exists: its init's failure is silent too */
@@ -147,39 +131,39 @@ TEST_F(extmod, the_module_name_silences_it_from_its_load_on)
 	ASSERT_EQ(0, fail("fail", 2));
 	ASSERT_EQ(0, fail("fail_other", 1));
 	EXPECT_EQ(0, reports(self));
-	ASSERT_EQ(0, guest_ubsan_stats("bounds", &st));
+	ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
 	EXPECT_EQ(4, st.counted);
 	EXPECT_EQ(4, st.suppressed);
 	EXPECT_EQ(0, st.reported);
 	/* sites lists them all the same */
-	ASSERT_EQ(0, guest_read_file(DEBUGFS "sites", buf, sizeof(buf)));
-	EXPECT_EQ(2, count_lines(buf, "bounds ", EXTMOD_FILE)) TH_LOG("%s", buf);
+	ASSERT_EQ(0, guest_read_file(UBSAN_DEBUGFS "sites", buf, sizeof(buf)));
+	EXPECT_EQ(2, ubsan_count_lines(buf, "bounds ", EXTMOD_FILE)) TH_LOG("%s", buf);
 
 	/* and again when it comes back */
 	ASSERT_EQ(0, unload());
 	ASSERT_EQ(0, load("fail_at_load=1"));
 	EXPECT_EQ(0, reports(self));
-	ASSERT_EQ(0, guest_ubsan_stats("bounds", &st));
+	ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
 	EXPECT_EQ(5, st.suppressed);
 	EXPECT_EQ(0, st.reported);
 }
 
 TEST_F(extmod, a_function_silences_that_function_only)
 {
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 	char buf[1024];
 
 	ASSERT_EQ(0, load(""));
-	ASSERT_EQ(0, put(DEBUGFS "suppress", "function:ubsan_extmod_fail"));
-	ASSERT_EQ(0, guest_read_file(DEBUGFS "suppress", buf, sizeof(buf)));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "function:ubsan_extmod_fail"));
+	ASSERT_EQ(0, guest_read_file(UBSAN_DEBUGFS "suppress", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "function:ubsan_extmod_fail\n"))
 		TH_LOG("%s", buf);
 	ASSERT_EQ(0, guest_expect_splat(self->kmsg, EXTMOD_FILE));
 	ASSERT_EQ(0, fail("fail", 2));
 	ASSERT_EQ(0, fail("fail_other", 1));
 	EXPECT_EQ(1, reports(self));
-	EXPECT_EQ(1, count_lines(self->log, REPORT, EXTMOD_FILE));
-	ASSERT_EQ(0, guest_ubsan_stats("bounds", &st));
+	EXPECT_EQ(1, ubsan_count_lines(self->log, REPORT, EXTMOD_FILE));
+	ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
 	EXPECT_EQ(3, st.counted);
 	EXPECT_EQ(2, st.suppressed);
 	EXPECT_EQ(1, st.reported);
@@ -189,19 +173,19 @@ TEST_F(extmod, a_function_silences_that_function_only)
 	ASSERT_EQ(0, load(""));
 	ASSERT_EQ(0, fail("fail", 1));
 	EXPECT_EQ(0, reports(self));
-	ASSERT_EQ(0, guest_ubsan_stats("bounds", &st));
+	ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
 	EXPECT_EQ(3, st.suppressed);
 }
 
 TEST_F(extmod, the_file_silences_it_wherever_it_was_built)
 {
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 	char buf[1024], *p, *end;
 
 	ASSERT_EQ(0, load(""));
-	ASSERT_EQ(0, put(PARAMS "report", "count"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "count"));
 	ASSERT_EQ(0, fail("fail", 1));
-	ASSERT_EQ(0, guest_read_file(DEBUGFS "sites", buf, sizeof(buf)));
+	ASSERT_EQ(0, guest_read_file(UBSAN_DEBUGFS "sites", buf, sizeof(buf)));
 	p = strstr(buf, EXTMOD_FILE);
 	ASSERT_NE(NULL, p) TH_LOG("sites: %s", buf);
 	end = p;
@@ -210,26 +194,26 @@ TEST_F(extmod, the_file_silences_it_wherever_it_was_built)
 	*end = '\0';
 	TH_LOG("built in %s", p);
 
-	ASSERT_EQ(0, put(DEBUGFS "suppress", EXTMOD ".c"));
-	ASSERT_EQ(0, put(PARAMS "report", "all"));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", EXTMOD ".c"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "all"));
 	ASSERT_EQ(0, fail("fail", 2));
 	ASSERT_EQ(0, fail("fail_other", 1));
 	EXPECT_EQ(0, reports(self));
-	ASSERT_EQ(0, guest_ubsan_stats("bounds", &st));
+	ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
 	EXPECT_EQ(3, st.suppressed);
 	EXPECT_EQ(0, st.reported);
 }
 
 TEST_F(extmod, it_reports_when_nothing_silences_it)
 {
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 
-	ASSERT_EQ(0, put(PARAMS "report", "once"));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "once"));
 	ASSERT_EQ(0, load(""));
 	ASSERT_EQ(0, guest_expect_splat(self->kmsg, EXTMOD_FILE));
 	ASSERT_EQ(0, fail("fail", 3));
 	EXPECT_EQ(1, reports(self));
-	ASSERT_EQ(0, guest_ubsan_stats("bounds", &st));
+	ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
 	EXPECT_EQ(3, st.counted);
 	EXPECT_EQ(1, st.reported);
 	EXPECT_EQ(0, st.suppressed);
@@ -238,13 +222,13 @@ TEST_F(extmod, it_reports_when_nothing_silences_it)
 TEST_F(extmod, bad_suppressions_are_refused)
 {
 	ASSERT_EQ(0, load(""));
-	EXPECT_EQ(ENOENT, put(DEBUGFS "suppress",
+	EXPECT_EQ(ENOENT, put(UBSAN_DEBUGFS "suppress",
 			      "function:ubsan_extmod_no_such_function"));
-	EXPECT_EQ(EINVAL, put(DEBUGFS "suppress", "function:"));
-	EXPECT_EQ(EINVAL, put(DEBUGFS "suppress", "module:"));
-	EXPECT_EQ(EINVAL, put(DEBUGFS "suppress",
+	EXPECT_EQ(EINVAL, put(UBSAN_DEBUGFS "suppress", "function:"));
+	EXPECT_EQ(EINVAL, put(UBSAN_DEBUGFS "suppress", "module:"));
+	EXPECT_EQ(EINVAL, put(UBSAN_DEBUGFS "suppress",
 			      "module:a_module_name_longer_than_any_module_name_can_be_in_linux"));
-	EXPECT_EQ(ENOENT, put(DEBUGFS "suppress", "!module:" EXTMOD));
+	EXPECT_EQ(ENOENT, put(UBSAN_DEBUGFS "suppress", "!module:" EXTMOD));
 }
 
 TEST_HARNESS_MAIN

@@ -20,15 +20,15 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "lkdtm/lkdtm.h"
+#include "ubsan.h"
 
-#define DIRECT	"/sys/kernel/debug/provoke-crash/DIRECT"
-#define REPORT	"/sys/module/ubsan/parameters/report"
+#define REPORT	UBSAN_PARAMS "report"
 
 TEST(report_panic_panics_at_the_first_report)
 {
 	char buf[64];
-	int fd, kmsg;
-	ssize_t n;
+	int fd, kmsg, ret;
 
 	ASSERT_EQ(0, guest_read_file(REPORT, buf, sizeof(buf)));
 	ASSERT_STREQ("panic\n", buf);
@@ -38,12 +38,13 @@ TEST(report_panic_panics_at_the_first_report)
 
 	kmsg = guest_kmsg_open();
 	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(-kmsg));
-	fd = open(DIRECT, O_WRONLY | O_CLOEXEC);
-	ASSERT_LE(0, fd) TH_LOG(DIRECT ": %s", strerror(errno));
+	fd = lkdtm_open();
+	ASSERT_LE(0, fd) TH_LOG(LKDTM_DIRECT ": %s", strerror(-fd));
 	ASSERT_EQ(0, guest_expect_splat(kmsg, "array-index-out-of-bounds in"));
 	/* does not return: the kernel panics in this write */
-	n = write(fd, "ARRAY_BOUNDS", strlen("ARRAY_BOUNDS"));
-	TH_LOG("ARRAY_BOUNDS returned %zd: the kernel did not panic", n);
+	ret = lkdtm_provoke_fd(fd, "ARRAY_BOUNDS");
+	TH_LOG("ARRAY_BOUNDS returned (%s): the kernel did not panic",
+	       strerror(-ret));
 	ASSERT_TRUE(0);
 }
 

@@ -38,12 +38,10 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "lkdtm/lkdtm.h"
+#include "ubsan.h"
 
-#define DIRECT		"/sys/kernel/debug/provoke-crash/DIRECT"
-#define PARAMS		"/sys/module/ubsan/parameters/"
-#define DEBUGFS		"/sys/kernel/debug/ubsan/"
 #define PRINTK		"/proc/sys/kernel/printk"
-#define SITE_FILE	"drivers/misc/lkdtm/ubsan.c"
 #define ROUNDS		300
 #define SECONDS		60	/* rounds stop after this, if not done */
 #define MAX_THREADS	16
@@ -63,12 +61,12 @@ struct reporter {
 static void *reporter_main(void *arg)
 {
 	struct reporter *r = arg;
-	int fd = open(DIRECT, O_WRONLY | O_CLOEXEC);
+	int fd = lkdtm_open();
 	cpu_set_t set;
 	long i;
 
 	if (fd < 0) {
-		r->err = errno;
+		r->err = -fd;
 		return NULL;
 	}
 	CPU_ZERO(&set);
@@ -76,9 +74,10 @@ static void *reporter_main(void *arg)
 	sched_setaffinity(0, sizeof(set), &set);
 	for (i = 0; !atomic_load(r->stop); i++) {
 		const char *type = types[(i + r->cpu) % 2];
+		int ret = lkdtm_provoke_fd(fd, type);
 
-		if (write(fd, type, strlen(type)) < 0) {
-			r->err = errno;
+		if (ret) {
+			r->err = -ret;
 			break;
 		}
 		atomic_fetch_add(&r->writes, 1);
@@ -124,7 +123,7 @@ static long stats_value(const char *buf, const char *key)
 static int tally(struct tally *t)
 {
 	static char buf[65536];
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 	char class[32], where[200], *line, *save;
 	const char *all[] = { "shift", "bounds", "divide", "overflow", "negate",
 			      "null", "alignment", "object-size", "bool",
@@ -134,18 +133,18 @@ static int tally(struct tally *t)
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		if (guest_ubsan_stats(all[i], &st))
+		if (ubsan_read_stats(all[i], &st))
 			return -1;
 		t->all_counted += st.counted;
 		for (j = 0; j < NCLASSES; j++)
 			if (!strcmp(all[i], classes[j]))
 				t->counted[j] = st.counted;
 	}
-	if (guest_read_file(DEBUGFS "stats", buf, sizeof(buf)))
+	if (guest_read_file(UBSAN_DEBUGFS "stats", buf, sizeof(buf)))
 		return -1;
 	t->overflow = stats_value(buf, "sites_overflow");
 	t->unloaded = stats_value(buf, "sites_unloaded");
-	if (guest_read_file(DEBUGFS "sites", buf, sizeof(buf)))
+	if (guest_read_file(UBSAN_DEBUGFS "sites", buf, sizeof(buf)))
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -154,7 +153,7 @@ static int tally(struct tally *t)
 		t->all_sites += count;
 		for (j = 0; j < NCLASSES; j++)
 			if (!strcmp(class, classes[j]) &&
-			    strstr(where, SITE_FILE ":"))
+			    strstr(where, UBSAN_LKDTM_FILE ":"))
 				break;
 		if (j == NCLASSES) {
 			t->foreign += count;
@@ -175,15 +174,15 @@ FIXTURE(reset_race) {
 FIXTURE_SETUP(reset_race)
 {
 	self->printk[0] = '\0';
-	if (access(DIRECT, W_OK) || access(DEBUGFS "reset", W_OK))
+	if (!lkdtm_available() || access(UBSAN_DEBUGFS "reset", W_OK))
 		SKIP(return, "needs LKDTM and debugfs ubsan/ (%s)",
 		     strerror(errno));
 	self->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (self->ncpus > MAX_THREADS)
 		self->ncpus = MAX_THREADS;
-	ASSERT_EQ(0, guest_write_file(PARAMS "checks", "all"));
-	ASSERT_EQ(0, guest_write_file(PARAMS "report", "count"));
-	ASSERT_EQ(0, guest_write_file(DEBUGFS "reset", "1"));
+	ASSERT_EQ(0, guest_write_file(UBSAN_PARAMS "checks", "all"));
+	ASSERT_EQ(0, guest_write_file(UBSAN_PARAMS "report", "count"));
+	ASSERT_EQ(0, guest_write_file(UBSAN_DEBUGFS "reset", "1"));
 	ASSERT_EQ(0, guest_read_file(PRINTK, self->printk,
 				     sizeof(self->printk)));
 	/* console log level 6: KERN_INFO and above stay off the console */
@@ -198,8 +197,8 @@ FIXTURE_TEARDOWN(reset_race)
 		snprintf(level, sizeof(level), "%d", atoi(self->printk));
 		guest_write_file(PRINTK, level);
 	}
-	guest_write_file(PARAMS "report", "once");
-	guest_write_file(DEBUGFS "reset", "1");
+	guest_write_file(UBSAN_PARAMS "report", "once");
+	guest_write_file(UBSAN_DEBUGFS "reset", "1");
 }
 
 TEST_F_TIMEOUT(reset_race, counters_agree_after_resets_race_failures, 180)
@@ -224,7 +223,7 @@ TEST_F_TIMEOUT(reset_race, counters_agree_after_resets_race_failures, 180)
 		}
 		/* the reset lands while every thread is failing checks */
 		wait_writes(r, n, base, 2);
-		EXPECT_EQ(0, guest_write_file(DEBUGFS "reset", "1"));
+		EXPECT_EQ(0, guest_write_file(UBSAN_DEBUGFS "reset", "1"));
 		for (i = 0; i < n; i++)
 			base[i] = atomic_load(&r[i].writes);
 		wait_writes(r, n, base, 2);

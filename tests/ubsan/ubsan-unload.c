@@ -29,9 +29,8 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "ubsan.h"
 
-#define PARAMS		"/sys/module/ubsan/parameters/"
-#define DEBUGFS		"/sys/kernel/debug/ubsan/"
 #define MODULE_KO	"/lib/modules/test_ubsan_unload.ko"
 #define GOING_LINE	"test_ubsan_unload: "
 #define LOG_SIZE	(64 * 1024)
@@ -46,15 +45,15 @@ FIXTURE_SETUP(unload)
 {
 	self->kmsg = -1;
 	self->log = NULL;
-	if (access(DEBUGFS "reset", W_OK))
+	if (access(UBSAN_DEBUGFS "reset", W_OK))
 		SKIP(return, "needs debugfs ubsan/ (%s)", strerror(errno));
 	if (access("/proc/modules", F_OK))
 		SKIP(return, "a kernel without modules");
 	ASSERT_EQ(0, access(MODULE_KO, R_OK))
 		TH_LOG(MODULE_KO ": %s (CONFIG_TEST_UBSAN_UNLOAD=m)",
 		       strerror(errno));
-	ASSERT_EQ(0, guest_write_file(PARAMS "checks", "all"));
-	ASSERT_EQ(0, guest_write_file(PARAMS "report", "count"));
+	ASSERT_EQ(0, guest_write_file(UBSAN_PARAMS "checks", "all"));
+	ASSERT_EQ(0, guest_write_file(UBSAN_PARAMS "report", "count"));
 	self->log = calloc(1, LOG_SIZE);
 	ASSERT_NE(NULL, self->log);
 	self->kmsg = guest_kmsg_open();
@@ -64,8 +63,8 @@ FIXTURE_SETUP(unload)
 FIXTURE_TEARDOWN(unload)
 {
 	syscall(SYS_delete_module, "test_ubsan_unload", O_NONBLOCK);
-	guest_write_file(PARAMS "report", "once");
-	guest_write_file(DEBUGFS "reset", "1");
+	guest_write_file(UBSAN_PARAMS "report", "once");
+	guest_write_file(UBSAN_DEBUGFS "reset", "1");
 	if (self->kmsg >= 0)
 		close(self->kmsg);
 	free(self->log);
@@ -95,11 +94,11 @@ static long stats_value(const char *buf, const char *key)
 TEST_F(unload, sites_let_go_of_a_module_that_fails_checks_while_it_unloads)
 {
 	char sites[8192], stats[4096];
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 	int round, fd, going;
 
 	for (round = 0; round < ROUNDS; round++) {
-		ASSERT_EQ(0, guest_write_file(DEBUGFS "reset", "1"));
+		ASSERT_EQ(0, guest_write_file(UBSAN_DEBUGFS "reset", "1"));
 		fd = open(MODULE_KO, O_RDONLY | O_CLOEXEC);
 		ASSERT_LE(0, fd);
 		ASSERT_EQ(0, syscall(SYS_finit_module, fd, "", 0))
@@ -116,20 +115,20 @@ TEST_F(unload, sites_let_go_of_a_module_that_fails_checks_while_it_unloads)
 			TH_LOG("round %d: no check failed while the module was going: %s",
 			       round, self->log);
 
-		ASSERT_EQ(0, guest_read_file(DEBUGFS "sites", sites,
+		ASSERT_EQ(0, guest_read_file(UBSAN_DEBUGFS "sites", sites,
 					     sizeof(sites)));
 		EXPECT_STREQ("", sites)
 			TH_LOG("round %d: sites after the unload", round);
-		ASSERT_EQ(0, guest_ubsan_stats("bounds", &st));
+		ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
 		EXPECT_EQ(going, st.counted);
-		ASSERT_EQ(0, guest_read_file(DEBUGFS "stats", stats,
+		ASSERT_EQ(0, guest_read_file(UBSAN_DEBUGFS "stats", stats,
 					     sizeof(stats)));
 		EXPECT_EQ(st.counted, stats_value(stats, "sites_unloaded"))
 			TH_LOG("round %d: %s", round, stats);
 		EXPECT_EQ(0, stats_value(stats, "sites_overflow"));
 		/* the reset must not write into the freed module either */
-		ASSERT_EQ(0, guest_write_file(DEBUGFS "reset", "1"));
-		ASSERT_EQ(0, guest_read_file(DEBUGFS "sites", sites,
+		ASSERT_EQ(0, guest_write_file(UBSAN_DEBUGFS "reset", "1"));
+		ASSERT_EQ(0, guest_read_file(UBSAN_DEBUGFS "sites", sites,
 					     sizeof(sites)));
 		EXPECT_STREQ("", sites);
 		if (_metadata->exit_code != KSFT_PASS)

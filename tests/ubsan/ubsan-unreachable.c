@@ -22,55 +22,48 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "lkdtm/lkdtm.h"
+#include "ubsan.h"
 
-#define DIRECT		"/sys/kernel/debug/provoke-crash/DIRECT"
-#define PARAMS		"/sys/module/ubsan/parameters/"
-#define SITE_FILE	"drivers/misc/lkdtm/ubsan.c"
 #define LOG_SIZE	(64 * 1024)
 
 /* patch 0023's classes in their order, without bounds */
 #define ALL_BUT_BOUNDS	"shift,divide,overflow,negate,null,alignment," \
 			"object-size,bool,enum,unreachable,alignment-assumption\n"
 
-/* Provoke LKDTM crash @type; 0 or -errno. */
-static int provoke(const char *type)
-{
-	return guest_write_file(DIRECT, type);
-}
-
 TEST(checks_from_the_command_line_then_unreachable_panics)
 {
 	char buf[512], *log = calloc(1, LOG_SIZE);
-	struct guest_ubsan_stats st;
+	struct ubsan_stats st;
 	int kmsg, err;
 
 	ASSERT_NE(NULL, log);
 	ASSERT_EQ(0, guest_read_file("/proc/cmdline", buf, sizeof(buf)));
 	ASSERT_NE(NULL, strstr(buf, "ubsan.checks=-bounds"))
 		TH_LOG("not booted with ubsan.checks=-bounds: %s", buf);
-	ASSERT_EQ(0, guest_read_file(PARAMS "checks", buf, sizeof(buf)));
+	ASSERT_EQ(0, guest_read_file(UBSAN_PARAMS "checks", buf, sizeof(buf)));
 	ASSERT_STREQ(ALL_BUT_BOUNDS, buf);
-	ASSERT_EQ(0, guest_read_file(PARAMS "report", buf, sizeof(buf)));
+	ASSERT_EQ(0, guest_read_file(UBSAN_PARAMS "report", buf, sizeof(buf)));
 	ASSERT_STREQ("once\n", buf);
 
 	kmsg = guest_kmsg_open();
 	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(-kmsg));
-	ASSERT_EQ(0, provoke("UBSAN_BOUNDS"));
-	ASSERT_EQ(0, provoke("UBSAN_BOUNDS"));
-	ASSERT_EQ(0, guest_ubsan_stats("bounds", &st));
+	ASSERT_EQ(0, lkdtm_provoke("UBSAN_BOUNDS"));
+	ASSERT_EQ(0, lkdtm_provoke("UBSAN_BOUNDS"));
+	ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
 	EXPECT_EQ(0, st.counted);
 
 	/* the path in a report is the source's, absolute with O= builds */
-	ASSERT_EQ(0, guest_expect_splat(kmsg, SITE_FILE ":"));
-	ASSERT_EQ(0, provoke("UBSAN_SHIFT"));
+	ASSERT_EQ(0, guest_expect_splat(kmsg, UBSAN_LKDTM_FILE ":"));
+	ASSERT_EQ(0, lkdtm_provoke("UBSAN_SHIFT"));
 	guest_kmsg_read(kmsg, log, LOG_SIZE);
 	EXPECT_EQ(NULL, strstr(log, "UBSAN: array-index-out-of-bounds"));
 	EXPECT_NE(NULL, strstr(log, "UBSAN: shift-out-of-bounds in "))
 		TH_LOG("no shift report: %.2000s", log);
 
-	ASSERT_EQ(0, guest_expect_splat(kmsg, SITE_FILE ":"));
+	ASSERT_EQ(0, guest_expect_splat(kmsg, UBSAN_LKDTM_FILE ":"));
 	/* does not return: the kernel panics in this write */
-	err = provoke("UBSAN_UNREACHABLE");
+	err = lkdtm_provoke("UBSAN_UNREACHABLE");
 	TH_LOG("UBSAN_UNREACHABLE returned (%s): the kernel did not panic",
 	       strerror(-err));
 	ASSERT_TRUE(0);
