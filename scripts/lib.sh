@@ -69,6 +69,40 @@ arch_vars() {
 	esac
 }
 
+# A board of boards/, a file of shell variables, one fact each:
+#   QEMU          the QEMU binary (qemu-system-ARCH)
+#   MACHINE       -M (with its properties: virt,highmem=off)
+#   CPU, SMP, MEMORY   -cpu, -smp, -m where the machine's default will not do
+#   EXTRA         any other QEMU arguments of the board (-serial, -bios, ...)
+#   CONSOLE       the kernel's console= device
+#   BOOTARGS      more kernel arguments: earlycon on the device-tree boards
+#                 (the DT's stdout-path from the first instruction, so that
+#                 a panic before the serial driver probes is on the console
+#                 and ends the boot at once, not at BOOT_TIMEOUT),
+#                 earlycon=sbi on riscv64, what a board needs besides
+#   DTB           the device tree, from the build (arch/ARCH/boot/dts/DTB)
+#   MODEL         the device tree's model, which the verdict checks
+#   DISK_DEVICE, SPARE_VIRTIO, PMEM, HALT   see scripts/boot
+# board_vars BOARD reads one and sets QEMU_BOARD_ARGS, its QEMU arguments.
+board_vars() {
+	local f=$TOP/boards/$1
+
+	[ -f "$f" ] || die "no board $1 in boards/"
+	unset QEMU MACHINE CPU SMP MEMORY EXTRA CONSOLE BOOTARGS DTB MODEL \
+		DISK_DEVICE SPARE_VIRTIO PMEM HALT
+	# shellcheck source=../boards/x86_64
+	. "$f"
+	if [ -z "${QEMU:-}" ] || [ -z "${MACHINE:-}" ] || [ -z "${CONSOLE:-}" ]; then
+		die "board $1: QEMU=, MACHINE= and CONSOLE= are required"
+	fi
+	QEMU_BOARD_ARGS=(-M "$MACHINE")
+	[ -z "${CPU:-}" ] || QEMU_BOARD_ARGS+=(-cpu "$CPU")
+	[ -z "${SMP:-}" ] || QEMU_BOARD_ARGS+=(-smp "$SMP")
+	[ -z "${MEMORY:-}" ] || QEMU_BOARD_ARGS+=(-m "$MEMORY")
+	# shellcheck disable=SC2206 # EXTRA is a list of words
+	QEMU_BOARD_ARGS+=(${EXTRA:-})
+}
+
 # The compiler of a build (configs/builds, third column): gcc12 is Debian
 # 12's own GCC, gcc14 Debian 13's from the build root of scripts/buildroot,
 # clang Debian 12's clang and lld (LLVM=1). Sets CC_RUN, the command prefix
