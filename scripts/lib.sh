@@ -69,6 +69,30 @@ arch_vars() {
 	esac
 }
 
+# A boot's suites (tests/boots, bench/boots, SUITES=) with every @NAME
+# replaced, in place, by the suites of set NAME in tests/suites
+# ("NAME = a,b,@OTHER" lines).
+suites_expand() {
+	local depth=${2:-0} out='' s members items
+
+	[ "$depth" -lt 8 ] || die "tests/suites: sets nested too deep: $1"
+	IFS=, read -ra items <<<"$1"
+	for s in "${items[@]}"; do
+		if [ "${s#@}" != "$s" ]; then
+			members=$(sed -e 's/#.*//' "$TOP/tests/suites" | awk -v k="${s#@}" '
+				{ n = index($0, "="); if (!n) next
+				  name = substr($0, 1, n - 1); gsub(/[ \t]/, "", name)
+				  if (name != k) next
+				  v = substr($0, n + 1); gsub(/[ \t]/, "", v); print v; f = 1 }
+				END { exit !f }') || die "no suite set ${s#@} in tests/suites"
+			# (errexit does not reach into $(...): stop here)
+			s=$(suites_expand "$members" $((depth + 1))) || exit 1
+		fi
+		out=${out:+$out,}$s
+	done
+	echo "$out"
+}
+
 # A board of boards/, a file of shell variables, one fact each:
 #   QEMU          the QEMU binary (qemu-system-ARCH)
 #   MACHINE       -M (with its properties: virt,highmem=off)
