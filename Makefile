@@ -26,7 +26,8 @@ export BOOTS BOARDS SELFCHECK FORCE JOBS BOOT_JOBS
 run:
 	@scripts/setup
 	@scripts/build-kernel $$(awk -v b=$(BOOT) '$$1 == b { print $$2 }' tests/boots)
-	@SUITES=demo SHOW=1 scripts/boot $(BOOT)
+	@SUITES=demo,demo-ubsan SHOW=1 scripts/boot $(BOOT)
+	@scripts/booted-on
 
 shell:
 	@scripts/setup
