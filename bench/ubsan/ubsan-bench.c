@@ -20,9 +20,10 @@
  *
  * Rounds alternate the two, the first round only warms up; results are
  * the median, minimum and maximum over the rounds. Output is KTAP, one
- * case per mode, with the results as diagnostic lines:
+ * case per mode, with the results as values (guest_value()) that the
+ * verdict collects:
  *
- *   # table CHECK MODE MEDIAN MIN MAX ROUNDS
+ *   # value table CHECK MODE MEDIAN MIN MAX ROUNDS
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -81,8 +82,8 @@ static int cmp(const void *a, const void *b)
 static void report(const char *check, const char *mode, double *v, int n)
 {
 	qsort(v, n, sizeof(*v), cmp);
-	printf("# table %s %s %.1f %.1f %.1f %d\n", check, mode, v[n / 2], v[0],
-	       v[n - 1], n);
+	guest_value("table", "%s %s %.1f %.1f %.1f %d", check, mode, v[n / 2],
+		    v[0], v[n - 1], n);
 }
 
 /* one mode: returns 0 or -1 */
