@@ -106,6 +106,7 @@ FIXTURE(ubsan) {
 	struct ubsan_state st;
 	unsigned int line;	/* of the file:line suppression, if added */
 	char report[128];	/* "UBSAN: REASON in " (then UBSAN_LKDTM_FILE) */
+	char function[80];	/* "!function:lkdtm_TYPE", to undo that one */
 };
 
 FIXTURE_VARIANT(ubsan) {
@@ -163,6 +164,8 @@ FIXTURE_SETUP(ubsan)
 {
 	snprintf(self->report, sizeof(self->report), "UBSAN: %s in ",
 		 variant->reason);
+	snprintf(self->function, sizeof(self->function), "!function:lkdtm_%s",
+		 variant->type);
 	setup(_metadata, &self->st);
 }
 
@@ -172,6 +175,7 @@ FIXTURE_TEARDOWN(ubsan)
 	char sup[64];
 
 	put(UBSAN_DEBUGFS "suppress", "!lkdtm/ubsan.c");
+	put(UBSAN_DEBUGFS "suppress", self->function);
 	if (self->line) {
 		snprintf(sup, sizeof(sup), "!" UBSAN_LKDTM_FILE ":%u", self->line);
 		put(UBSAN_DEBUGFS "suppress", sup);
@@ -269,6 +273,23 @@ TEST_F(ubsan, suppressed_file_neither_prints_nor_counts_as_reported)
 	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "!lkdtm/ubsan.c"));
 	ASSERT_NE(NULL, get(UBSAN_DEBUGFS "suppress", buf, sizeof(buf)));
 	EXPECT_EQ(NULL, strstr(buf, "lkdtm/ubsan.c"));
+}
+
+/*
+ * A function's checks, also those GCC moved into NAME.cold with the
+ * unlikely path that calls the handler (most of them, with GCC 14).
+ */
+TEST_F(ubsan, suppressed_function_neither_prints_nor_counts_as_reported)
+{
+	struct ubsan_stats st;
+
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", self->function + 1))
+		TH_LOG("%s: %s", self->function + 1, strerror(errno));
+	EXPECT_EQ(0, provoke(_metadata, variant, self, 2));
+	ASSERT_EQ(0, ubsan_read_stats(variant->class, &st));
+	EXPECT_EQ(0, st.reported);
+	EXPECT_EQ(2, st.suppressed);
+	EXPECT_EQ(0, put(UBSAN_DEBUGFS "suppress", self->function));
 }
 
 TEST_F(ubsan, sites_lists_the_site_and_file_line_suppresses_it)
