@@ -14,6 +14,47 @@
 
 #define KUNIT_INDENT	4	/* indent of KUnit's "# Subtest: SUITE" */
 
+/* --kunit-suite SUITE: the kernel has SUITE (its option is set), so it must run. */
+void kunit_want(struct kunit *k, const char *suite)
+{
+	k->want = xrealloc(k->want, (size_t)(k->nwant + 1) * sizeof(*k->want));
+	k->seen = xrealloc(k->seen, (size_t)(k->nwant + 1));
+	k->want[k->nwant] = xstrndup(suite, strlen(suite));
+	k->seen[k->nwant++] = 0;
+}
+
+static void kunit_seen(struct kunit *k, const char *name)
+{
+	long i;
+
+	for (i = 0; i < k->nwant; i++)
+		if (!strcmp(k->want[i], name))
+			k->seen[i] = 1;
+}
+
+/*
+ * After the log: a suite the kernel was built with that never opened
+ * ("# Subtest: SUITE") was lost whole, a loss no plan can show when its
+ * module never loaded or the suite was filtered out.
+ */
+void kunit_finish(const struct kunit *k, const struct log *log,
+		  struct cases *cs)
+{
+	struct tcase *c;
+	long i;
+
+	for (i = 0; i < k->nwant; i++) {
+		if (k->seen[i])
+			continue;
+		c = add_case(cs, "kunit", xprintf("%s (never ran)", k->want[i]),
+			     R_FAIL, 0);
+		set_ctx(c, log->nlines - CTX_LINES, log->nlines - 1, F_KERNEL,
+			NULL);
+		c->note = xprintf("the kernel was built with KUnit suite %s (tests/kunit-suites), but the log has no \"# Subtest: %s\"",
+				  k->want[i], k->want[i]);
+	}
+}
+
 void kunit_init(struct kunit *k)
 {
 	k->hdr = -1;
@@ -144,6 +185,7 @@ void kunit_line(struct kunit *k, const struct log *log, struct cases *cs,
 				len--;
 			k->hdr = i;
 			k->name = xstrndup(p, len);
+			kunit_seen(k, k->name);
 		}
 		return;
 	}

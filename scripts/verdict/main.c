@@ -182,6 +182,7 @@ static void analyse(struct verdict *v)
 		      v->opt.nwant, v->splat.panic_line);
 	board_cases(v);
 	log_glued_lines(&v->log, &v->cases);
+	kunit_finish(&v->kunit, &v->log, &v->cases);
 	if (v->opt.kunit && !v->kunit.nresults) {
 		c = add_case(&v->cases, "kunit", xprintf("(none)"), R_FAIL, 0);
 		c->note = xprintf("no KUnit results in the log");
@@ -194,6 +195,7 @@ static void usage(FILE *f, int status)
 {
 	fputs("usage: verdict --arch ARCH --config CONFIG --log FILE --results FILE\n"
 	      "               [--values FILE] [--suites a,b,c] [--kunit]\n"
+	      "               [--kunit-suite SUITE]...\n"
 	      "               [--allow SUBSTRING]...\n"
 	      "               [--known FILE] [--release VERSION] [--model MODEL]\n"
 	      "               [--image-sha256 HEX] [--expect-panic SUBSTRING]\n",
@@ -265,6 +267,8 @@ static void parse_args(struct verdict *v, int argc, char **argv)
 			o->image_sha = val;
 		} else if ((val = optval(argc, argv, &i, "--expect-panic"))) {
 			s->panic = val;
+		} else if ((val = optval(argc, argv, &i, "--kunit-suite"))) {
+			kunit_want(&v->kunit, val);
 		} else if (!strcmp(argv[i], "--kunit")) {
 			o->kunit = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

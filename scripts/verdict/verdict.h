@@ -202,6 +202,9 @@ struct kunit {
 	long top;		/* open top-level "KTAP version" line, or -1 */
 	long plan, ran;		/* its plan (-1: none yet) and suites reported */
 	long nresults;		/* KUnit results recorded */
+	char **want;		/* --kunit-suite: suites the log must hold */
+	long nwant;
+	unsigned char *seen;	/* which of them it held */
 };
 
 void kunit_init(struct kunit *k);
@@ -210,6 +213,9 @@ void kunit_line(struct kunit *k, const struct log *log, struct cases *cs,
 void kunit_close_all(struct kunit *k, const struct log *log,
 		     struct cases *cs, long end);
 char *kunit_running(const struct kunit *k, char *note);
+void kunit_want(struct kunit *k, const char *suite);
+void kunit_finish(const struct kunit *k, const struct log *log,
+		  struct cases *cs);
 
 /* splat.c: kernel splats, announced ones, the expected panic */
 struct splat {
