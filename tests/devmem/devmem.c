@@ -188,7 +188,7 @@ FIXTURE_SETUP(spare)
 	ASSERT_EQ(0, spare_bind(&self->dev, true)) TH_LOG("bind %s", self->dev.name);
 	ASSERT_TRUE(spare_bound(&self->dev));
 	self->page = self->dev.reg & ~(unsigned long long)(page_size() - 1);
-	ASSERT_EQ(1, iomem_claimed(self->dev.win))
+	ASSERT_EQ(1, iomem_claimed(self->dev.win, self->dev.pci))
 		TH_LOG("%s is bound, but its window %#llx is not claimed in /proc/iomem",
 		       self->dev.name, self->dev.win);
 }
@@ -254,7 +254,7 @@ TEST_F(spare, unclaimed_device_window_can_be_mapped_and_read)
 	void *p;
 
 	ASSERT_EQ(0, spare_bind(&self->dev, false)) TH_LOG("unbind %s", self->dev.name);
-	ASSERT_EQ(0, iomem_claimed(self->dev.win))
+	ASSERT_EQ(0, iomem_claimed(self->dev.win, self->dev.pci))
 		TH_LOG("%s is unbound, but %#llx is still claimed", self->dev.name,
 		       self->dev.win);
 	p = map_page(self->fd, self->page);
@@ -282,7 +282,7 @@ TEST_F(spare, binding_the_driver_revokes_the_mapping_unless_iomem_relaxed)
 	expect_register(_metadata, &self->dev,
 			probe_load(p, self->page, self->dev.reg, self->dev.width));
 	ASSERT_EQ(0, spare_bind(&self->dev, true)) TH_LOG("bind %s", self->dev.name);
-	ASSERT_EQ(1, iomem_claimed(self->dev.win));
+	ASSERT_EQ(1, iomem_claimed(self->dev.win, self->dev.pci));
 	r = probe_load(p, self->page, self->dev.reg, self->dev.width);
 	if (!expect_relaxed()) {
 		EXPECT_EQ(SIGBUS, r.sig)

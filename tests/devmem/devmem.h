@@ -68,12 +68,14 @@ static inline int iomem_read(struct iomem_entry *e, int max)
 }
 
 /*
- * Is the range that starts at @start claimed by a driver? The device's own
- * resource (a PCI BAR, a platform device's "reg") is the shallowest entry
- * starting there; a driver's request_mem_region() nests a busy entry right
- * below it.
+ * Is the range that starts at @start claimed by a driver? A PCI BAR is in
+ * /proc/iomem from enumeration on: a driver's pci_request_region() nests a
+ * busy entry right below it (@nested). A device tree platform device's
+ * "reg" is not (of_platform_device_create_pdata() adds the device without
+ * inserting its resources): the entry appears when the driver's
+ * devm_request_mem_region() inserts it and goes when the driver unbinds.
  */
-static inline int iomem_claimed(unsigned long long start)
+static inline int iomem_claimed(unsigned long long start, bool nested)
 {
 	static struct iomem_entry e[IOMEM_MAX];
 	int n = iomem_read(e, IOMEM_MAX), i, best = -1;
@@ -83,6 +85,8 @@ static inline int iomem_claimed(unsigned long long start)
 	for (i = 0; i < n; i++)
 		if (e[i].start == start && (best < 0 || e[i].depth < e[best].depth))
 			best = i;
+	if (!nested)
+		return best >= 0;
 	if (best < 0)
 		return -1;
 	return best + 1 < n && e[best + 1].depth > e[best].depth &&

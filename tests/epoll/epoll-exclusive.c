@@ -60,12 +60,16 @@ FIXTURE_VARIANT(herd) {
 	bool edge;		/* EPOLLET */
 };
 
+/*
+ * Level- and edge-triggered on an eventfd; a pipe and a socket level-
+ * triggered (EPOLLET changes nothing in how ep_poll_callback() wakes, and
+ * each herd of 64 costs seconds under KASAN and TCG: 64 waiters run on the
+ * eventfd only, 1, 2 and 16 on every file).
+ */
 FIXTURE_VARIANT_ADD(herd, eventfd_level) { .file = HERD_EVENTFD };
 FIXTURE_VARIANT_ADD(herd, eventfd_edge) { .file = HERD_EVENTFD, .edge = true };
 FIXTURE_VARIANT_ADD(herd, pipe_level) { .file = HERD_PIPE };
-FIXTURE_VARIANT_ADD(herd, pipe_edge) { .file = HERD_PIPE, .edge = true };
 FIXTURE_VARIANT_ADD(herd, socket_level) { .file = HERD_SOCKET };
-FIXTURE_VARIANT_ADD(herd, socket_edge) { .file = HERD_SOCKET, .edge = true };
 
 static uint32_t exclusive_flag(void)
 {
@@ -222,10 +226,14 @@ static int wakeups_of_one_event(struct __test_metadata *_metadata,
 #define WAKE_TESTS(n)								\
 TEST_F_TIMEOUT(herd, exclusive_wakes_exactly_one_of_##n, 180)			\
 {										\
+	if (n == HERD_MAX && variant->file != HERD_EVENTFD)			\
+		SKIP(return, "%d waiters on the eventfd only", n);		\
 	EXPECT_EQ(1, wakeups_of_one_event(_metadata, self, variant, n, true));	\
 }										\
 TEST_F_TIMEOUT(herd, without_exclusive_wakes_all_##n, 180)			\
 {										\
+	if (n == HERD_MAX && variant->file != HERD_EVENTFD)			\
+		SKIP(return, "%d waiters on the eventfd only", n);		\
 	EXPECT_EQ(n, wakeups_of_one_event(_metadata, self, variant, n, false));	\
 }
 

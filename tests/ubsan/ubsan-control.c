@@ -106,7 +106,7 @@ FIXTURE(ubsan) {
 	struct ubsan_state st;
 	unsigned int line;	/* of the file:line suppression, if added */
 	char report[128];	/* "UBSAN: REASON in " (then UBSAN_LKDTM_FILE) */
-	char function[80];	/* "!function:lkdtm_TYPE", to undo that one */
+	char function[80];	/* "!function:NAME", to undo that one */
 };
 
 FIXTURE_VARIANT(ubsan) {
@@ -279,10 +279,73 @@ TEST_F(ubsan, suppressed_file_neither_prints_nor_counts_as_reported)
  * A function's checks, also those GCC moved into NAME.cold with the
  * unlikely path that calls the handler (most of them, with GCC 14).
  */
+/*
+ * The function of a report, as ubsan.rst tells a user to find it: the
+ * first frame of the call trace after the __ubsan_handle_* one ("X from
+ * NAME+0x.." on the line of the handler on arm, the next line elsewhere).
+ * Where the compiler made the handler call a tail call, that is the caller
+ * of lkdtm_TYPE (GCC 14: lkdtm_do_action for UBSAN_DIVIDE).
+ */
+static int trace_function(const char *log, char *name, size_t size)
+{
+	const char *l, *e, *t, *h, *f, *p;
+	bool next = false;
+	char line[256];
+	size_t n;
+
+	for (l = log; *l; l = *e ? e + 1 : e) {
+		e = strchrnul(l, '\n');
+		n = (size_t)(e - l) < sizeof(line) ? (size_t)(e - l) : sizeof(line) - 1;
+		memcpy(line, l, n);
+		line[n] = '\0';
+		t = strchr(line, ';');	/* the record's text, after its header */
+		t = t ? t + 1 : line;
+		if (next) {
+			p = t;
+			goto found;
+		}
+		h = strstr(t, "__ubsan_handle_");
+		if (!h)
+			continue;
+		f = strstr(h, " from ");
+		if (f) {
+			p = f + 6;
+			goto found;
+		}
+		/* not arm's "ubsan_epilogue from __ubsan_handle_*" line */
+		next = !strstr(t, " from ");
+	}
+	return -1;
+found:
+	p += strspn(p, " \t");
+	if (p[0] == '[' && p[1] == '<') {	/* riscv: "[<address>] NAME+.." */
+		p = strchr(p, ' ');
+		if (!p)
+			return -1;
+		p++;
+	}
+	if (!strncmp(p, "? ", 2))
+		p += 2;
+	n = strcspn(p, "+ ");
+	if (!n || n >= size)
+		return -1;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	return 0;
+}
+
 TEST_F(ubsan, suppressed_function_neither_prints_nor_counts_as_reported)
 {
 	struct ubsan_stats st;
+	char name[64];
 
+	announce(_metadata, variant, self->st.kmsg);
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "all"));
+	ASSERT_EQ(1, provoke(_metadata, variant, self, 1));
+	ASSERT_EQ(0, trace_function(self->st.log, name, sizeof(name)))
+		TH_LOG("no frame after __ubsan_handle_* in: %s", self->st.log);
+	snprintf(self->function, sizeof(self->function), "!function:%s", name);
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "reset", "1"));
 	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", self->function + 1))
 		TH_LOG("%s: %s", self->function + 1, strerror(errno));
 	EXPECT_EQ(0, provoke(_metadata, variant, self, 2));

@@ -43,7 +43,7 @@
 
 #define PRINTK		"/proc/sys/kernel/printk"
 #define ROUNDS		300
-#define SECONDS		20	/* rounds stop after this, if not done */
+#define SECONDS		10	/* rounds stop after this, if not done */
 #define MAX_THREADS	16
 
 static const char *const types[] = { "UBSAN_BOUNDS", "UBSAN_SHIFT" };
