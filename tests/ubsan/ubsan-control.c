@@ -276,10 +276,6 @@ TEST_F(ubsan, suppressed_file_neither_prints_nor_counts_as_reported)
 }
 
 /*
- * A function's checks, also those GCC moved into NAME.cold with the
- * unlikely path that calls the handler (most of them, with GCC 14).
- */
-/*
  * The function of a report, as ubsan.rst tells a user to find it: the
  * first frame of the call trace after the __ubsan_handle_* one ("X from
  * NAME+0x.." on the line of the handler on arm, the next line elsewhere),
@@ -337,6 +333,10 @@ found:
 	return 0;
 }
 
+/*
+ * A function's checks, also those GCC moved into NAME.cold with the
+ * unlikely path that calls the handler (most of them, with GCC 14).
+ */
 TEST_F(ubsan, suppressed_function_neither_prints_nor_counts_as_reported)
 {
 	struct ubsan_stats st;
