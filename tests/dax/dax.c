@@ -93,9 +93,18 @@ FIXTURE_SETUP(dax)
 	self->fd = -1;
 	self->map = MAP_FAILED;
 	self->mnt[0] = '\0';
-	if (pmem_find(fstype, self->dev, sizeof(self->dev)))
+	if (pmem_find(fstype, self->dev, sizeof(self->dev))) {
+		/*
+		 * 6.12's pmem driver enables a namespace only with
+		 * CONFIG_ND_CLAIM (selected by BTT or NVDIMM_PFN); without
+		 * it every probe fails with -ENXIO and prints nothing.
+		 */
+		ASSERT_FALSE(boot_has_pmem())
+			TH_LOG("memmap=SIZE!ADDR on the command line, but no /dev/pmem* holds %s (/sys/bus/nd: a namespace the pmem driver did not bind)",
+			       fstype);
 		SKIP(return, "no /dev/pmem* holding %s: the boot needs tests/boots flag pmem (x86_64)",
 		     fstype);
+	}
 	snprintf(self->mnt, sizeof(self->mnt), "/mnt/pmem-%s", fstype);
 	mkdir("/mnt", 0755);
 	mkdir(self->mnt, 0755);

@@ -55,6 +55,28 @@ static inline int pmem_find(const char *fstype, char *dev, size_t size)
 	return found;
 }
 
+/*
+ * Whether this boot was given legacy persistent memory: a "memmap=SIZE!ADDR"
+ * on the kernel command line (scripts/boot, tests/boots flag pmem). Such a
+ * boot must have a /dev/pmem* for each range; a missing one is a failure
+ * (a kernel whose pmem driver cannot enable the namespace), not a skip.
+ */
+static inline bool boot_has_pmem(void)
+{
+	char cmdline[4096], *p = cmdline;
+
+	if (guest_read_file("/proc/cmdline", cmdline, sizeof(cmdline)))
+		return false;
+	while ((p = strstr(p, "memmap="))) {
+		size_t len = strcspn(p, " \n");
+
+		if (memchr(p, '!', len))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
 /* tracefs on /sys/kernel/tracing (init mounts debugfs only). */
 static inline int tracing_mount(void)
 {
