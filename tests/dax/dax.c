@@ -21,10 +21,15 @@
  * dax_writeback_one for each entry written back (pglen 1: the mapping is
  * 64 KiB, too small for a PMD entry).
  *
- * Negative control (harness.negative=dax-never): the filesystem is mounted
+ * The mapping's page frames (/proc/self/pagemap) lie in the namespace's
+ * physical range: the stores go to the medium, not to the page cache.
+ *
+ * Negative controls (harness.negative=): dax-never mounts the filesystem
  * dax=never instead; every test must then fail but two: the data reaches
  * the medium through the page cache's writeback too, and the non-DAX
- * MAP_SYNC test does not use the pmem mount.
+ * MAP_SYNC test does not use the pmem mount. dax-no-pmem looks for no pmem
+ * device: every test must fail, as in a boot whose pmem driver bound no
+ * namespace (the boot has memmap= ranges, so a missing device is a failure).
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -93,15 +98,20 @@ FIXTURE_SETUP(dax)
 	self->fd = -1;
 	self->map = MAP_FAILED;
 	self->mnt[0] = '\0';
-	if (pmem_find(fstype, self->dev, sizeof(self->dev))) {
+	pmem_wait_probe();
+	if (guest_negative_control("dax-no-pmem") ||
+	    pmem_find(fstype, self->dev, sizeof(self->dev))) {
+		char seen[256];
+
 		/*
 		 * 6.12's pmem driver enables a namespace only with
 		 * CONFIG_ND_CLAIM (selected by BTT or NVDIMM_PFN); without
 		 * it every probe fails with -ENXIO and prints nothing.
 		 */
+		pmem_describe(seen, sizeof(seen));
 		ASSERT_FALSE(boot_has_pmem())
-			TH_LOG("memmap=SIZE!ADDR on the command line, but no /dev/pmem* holds %s (/sys/bus/nd: a namespace the pmem driver did not bind)",
-			       fstype);
+			TH_LOG("memmap= gives pmem, but no /dev/pmem* holds %s (seen: %s; an unbound namespace is one the pmem driver could not enable, e.g. without CONFIG_ND_CLAIM)",
+			       fstype, seen);
 		SKIP(return, "no /dev/pmem* holding %s: the boot needs tests/boots flag pmem (x86_64)",
 		     fstype);
 	}
@@ -286,6 +296,28 @@ static long long physical(int fd, int i)
 			return x->fe_physical + (off - x->fe_logical);
 	}
 	return -1;
+}
+
+/*
+ * The shared mapping is the medium: the page frame a store maps lies in
+ * the pmem namespace's physical range, not in RAM (the page cache).
+ */
+TEST_F_TIMEOUT(dax, mapping_maps_the_pmem_range, 120)
+{
+	unsigned long long start, end, phys;
+	long ps = page_size();
+	int i;
+
+	ASSERT_EQ(0, pmem_range(self->dev, &start, &end))
+		TH_LOG("no namespace resource for %s", self->dev);
+	for (i = 0; i < NPAGES; i += 5) {
+		self->map[i * ps] = pattern(i, 5);
+		phys = phys_of(self->map + i * ps, ps);
+		ASSERT_NE(0ULL, phys) TH_LOG("page %d not present in /proc/self/pagemap", i);
+		EXPECT_TRUE(phys >= start && phys < end)
+			TH_LOG("page %d maps %#llx, outside %s [%#llx, %#llx)",
+			       i, phys, self->dev, start, end);
+	}
 }
 
 /* After msync, the stored bytes read back from the block device itself. */

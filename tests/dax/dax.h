@@ -56,25 +56,128 @@ static inline int pmem_find(const char *fstype, char *dev, size_t size)
 }
 
 /*
- * Whether this boot was given legacy persistent memory: a "memmap=SIZE!ADDR"
- * on the kernel command line (scripts/boot, tests/boots flag pmem). Such a
- * boot must have a /dev/pmem* for each range; a missing one is a failure
- * (a kernel whose pmem driver cannot enable the namespace), not a skip.
+ * Whether this boot was given legacy persistent memory: a kernel parameter
+ * "memmap=" whose ranges include one of type 12, SIZE!ADDR or SIZE%OFFSET+12
+ * (arch/x86/kernel/e820.c; scripts/boot, tests/boots flag pmem). Such a
+ * boot must have the pmem devices; a missing one is a failure (a kernel
+ * whose pmem driver cannot enable the namespace), not a skip.
  */
 static inline bool boot_has_pmem(void)
 {
-	char cmdline[4096], *p = cmdline;
+	char cmdline[4096], *tok, *save;
 
 	if (guest_read_file("/proc/cmdline", cmdline, sizeof(cmdline)))
 		return false;
-	while ((p = strstr(p, "memmap="))) {
-		size_t len = strcspn(p, " \n");
-
-		if (memchr(p, '!', len))
+	for (tok = strtok_r(cmdline, " \n", &save); tok;
+	     tok = strtok_r(NULL, " \n", &save)) {
+		if (!strcmp(tok, "--"))		/* init's arguments follow */
+			break;
+		if (strncmp(tok, "memmap=", 7))
+			continue;
+		if (strchr(tok, '!') || (strchr(tok, '%') && strstr(tok, "+12")))
 			return true;
-		p += len;
 	}
 	return false;
+}
+
+/*
+ * Wait until the nvdimm buses have probed what they hold: namespaces are
+ * probed asynchronously (nd_async_domain), and nothing before init waits
+ * for them. Reading ndbusN/wait_probe flushes the probes, as ndctl does.
+ */
+static inline void pmem_wait_probe(void)
+{
+	DIR *dp = opendir("/sys/bus/nd/devices");
+	char path[300], val[16];
+	struct dirent *d;
+
+	while (dp && (d = readdir(dp))) {
+		if (strncmp(d->d_name, "ndbus", 5))
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/nd/devices/%.64s/wait_probe",
+			 d->d_name);
+		guest_read_file(path, val, sizeof(val));
+	}
+	if (dp)
+		closedir(dp);
+}
+
+/*
+ * For a failure message: the pmem block devices, and the namespaces no
+ * driver is bound to, into @buf.
+ */
+static inline void pmem_describe(char *buf, size_t size)
+{
+	const char *dirs[] = { "/sys/block", "/sys/bus/nd/devices" };
+	char path[300];
+	struct dirent *d;
+	size_t len = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < 2; i++) {
+		DIR *dp = opendir(dirs[i]);
+
+		while (dp && (d = readdir(dp)) && len < size) {
+			if (i == 0 && strncmp(d->d_name, "pmem", 4))
+				continue;
+			if (i == 1) {
+				if (strncmp(d->d_name, "namespace", 9))
+					continue;
+				snprintf(path, sizeof(path), "%s/%.64s/driver",
+					 dirs[i], d->d_name);
+				if (!access(path, F_OK))
+					continue;
+			}
+			len += snprintf(buf + len, size - len, "%s%s%.64s",
+					len ? ", " : "",
+					i ? "unbound " : "", d->d_name);
+		}
+		if (dp)
+			closedir(dp);
+	}
+	if (!buf[0])
+		snprintf(buf, size, "no pmem device, no namespace");
+}
+
+/*
+ * The physical range [*start, *end) of the namespace under the block
+ * device @dev ("/dev/pmemN"); 0 or -1.
+ */
+static inline int pmem_range(const char *dev, unsigned long long *start,
+			     unsigned long long *end)
+{
+	char path[128], val[64];
+	unsigned long long size;
+
+	snprintf(path, sizeof(path), "/sys/block/%.32s/device/resource", dev + 5);
+	if (guest_read_file(path, val, sizeof(val)) || sscanf(val, "%llx", start) != 1)
+		return -1;
+	snprintf(path, sizeof(path), "/sys/block/%.32s/device/size", dev + 5);
+	if (guest_read_file(path, val, sizeof(val)) || sscanf(val, "%llu", &size) != 1)
+		return -1;
+	*end = *start + size;
+	return 0;
+}
+
+/*
+ * The physical address of the page mapped at @addr in this process
+ * (/proc/self/pagemap, root only), or 0 if it is not present.
+ */
+static inline unsigned long long phys_of(const void *addr, long page_size)
+{
+	unsigned long long e = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	off_t at = (off_t)((uintptr_t)addr / page_size) * sizeof(e);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &e, sizeof(e), at) != sizeof(e))
+		e = 0;
+	close(fd);
+	if (!(e >> 63))					/* not present */
+		return 0;
+	return (e & ((1ULL << 55) - 1)) * page_size;	/* bits 0-54: PFN */
 }
 
 /* tracefs on /sys/kernel/tracing (init mounts debugfs only). */
