@@ -51,6 +51,10 @@
  * much the clock gains on the instruction count through interrupts (the
  * timer tick) and kernel threads while a process only computes.
  *
+ * Each measured block runs between two markers (bench/uaccess/marker.h):
+ * `scripts/bench PROFILE=1` counts the kernel functions it runs with the
+ * QEMU plugin, the "profile-phase" values name each phase.
+ *
  * Output is KTAP, one case per configuration (set up and measured), with
  * the results as values (guest_value()) that the verdict collects and
  * scripts/bench prints:
@@ -78,6 +82,7 @@
 
 #include "guest.h"
 #include "projquota/projquota.h"
+#include "../uaccess/marker.h"
 
 #define ROUNDS		31	/* measured rounds, after one to warm up */
 #define CREATE_OPS	500	/* create4k operations per block */
@@ -247,11 +252,26 @@ fail:
 	return -1;
 }
 
-static uint64_t run_create(struct config *c)
+/*
+ * The plugin's phase of an operation on a configuration (scripts/bench
+ * PROFILE=1 profiles the kernel functions between the markers of each):
+ * 1 + op * NR_CONFIGS + the configuration's index. Only measured rounds
+ * are marked (@mark).
+ */
+_Static_assert(2 * (NR_OPS * NR_CONFIGS) + 1 < MARKS, "more phases than markers");
+
+static int phase(int op, struct config *c)
+{
+	return 1 + op * NR_CONFIGS + (c - configs);
+}
+
+static uint64_t run_create(struct config *c, bool mark)
 {
 	uint64_t start, end;
 	int i, fd;
 
+	if (mark)
+		bench_mark(2 * phase(OP_CREATE, c));
 	start = now_ns();
 	for (i = 0; i < CREATE_OPS; i++) {
 		fd = openat(c->dirfd, "f", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
@@ -262,10 +282,12 @@ static uint64_t run_create(struct config *c)
 		unlinkat(c->dirfd, "f", 0);
 	}
 	end = now_ns();
+	if (mark)
+		bench_mark(2 * phase(OP_CREATE, c) + 1);
 	return (end - start) / CREATE_OPS;
 }
 
-static uint64_t run_write(struct config *c)
+static uint64_t run_write(struct config *c, bool mark)
 {
 	uint64_t start, sum = 0;
 	int i, j, fd;
@@ -275,11 +297,15 @@ static uint64_t run_write(struct config *c)
 			    0644);
 		if (fd < 0)
 			c->ok = false;
+		if (mark)
+			bench_mark(2 * phase(OP_WRITE, c));
 		start = now_ns();
 		for (i = 0; i < WRITE_CHUNKS; i++)
 			if (write(fd, buf, WRITE_CHUNK) != WRITE_CHUNK)
 				c->ok = false;
 		sum += now_ns() - start;
+		if (mark)
+			bench_mark(2 * phase(OP_WRITE, c) + 1);
 		close(fd);
 		unlinkat(c->dirfd, "big", 0);
 	}
@@ -298,7 +324,8 @@ static void run_round(int round)
 
 			if (!c->ok)
 				continue;
-			ns = op == OP_CREATE ? run_create(c) : run_write(c);
+			ns = op == OP_CREATE ? run_create(c, round >= 0) :
+					       run_write(c, round >= 0);
 			syncfs(c->dirfd);
 			if (round >= 0)
 				c->ns[op][round] = ns;
@@ -457,7 +484,7 @@ static void report(void)
 int main(void)
 {
 	size_t i;
-	int round, failed = 0;
+	int round, op, failed = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(buf, 'q', sizeof(buf));
@@ -470,6 +497,13 @@ int main(void)
 	settle_clocksource();
 	calibrate("before");
 
+	/* what scripts/bench PROFILE=1 divides each phase's profile by */
+	for (i = 0; i < NR_CONFIGS; i++)
+		for (op = 0; op < NR_OPS; op++)
+			guest_value("profile-phase", "%d %s %s %d",
+				    phase(op, &configs[i]), op_names[op],
+				    configs[i].name,
+				    op == OP_CREATE ? CREATE_OPS : 1);
 	for (round = -1; round < ROUNDS; round++)
 		run_round(round);
 

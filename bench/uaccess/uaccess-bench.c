@@ -51,65 +51,12 @@
 #include <sys/syscall.h>
 
 #include "guest.h"
+#include "marker.h"
 
 #define DEPTH		64
 #define NR_ENTRIES	10000
 #define NR_POLL		1000
 #define WARMUP		3
-
-/*
- * The markers, one instruction each that is a no-op: 2 * P begins phase P,
- * 2 * P + 1 ends it. The argument must be a constant in the instruction.
- */
-#if defined(__riscv)
-#define MARK(m)	do { \
-	asm volatile("slti x0, x0, %0" : : "i" (0x700 + (m)) : "memory"); \
-} while (0)
-#define MARK_ATTR
-#elif defined(__arm__)
-/* hint #0x80 + m (reserved, a NOP) exists in ARM state only. */
-#define MARK(m)	do { \
-	asm volatile(".inst 0xe320f080 + %c0" : : "i" (m) : "memory"); \
-} while (0)
-#define MARK_ATTR __attribute__((target("arm")))
-#elif defined(__x86_64__)
-#define MARK(m)	do { \
-	asm volatile("nopl %c0(%%rax)" : : "i" (0x5a5a0000 + (m)) : "memory"); \
-} while (0)
-#define MARK_ATTR
-#else
-#error "no marker for this architecture"
-#endif
-
-static MARK_ATTR __attribute__((noinline)) void mark(int m)
-{
-	switch (m) {
-	case 0:
-		MARK(0);
-		break;
-	case 1:
-		MARK(1);
-		break;
-	case 2:
-		MARK(2);
-		break;
-	case 3:
-		MARK(3);
-		break;
-	case 4:
-		MARK(4);
-		break;
-	case 5:
-		MARK(5);
-		break;
-	case 6:
-		MARK(6);
-		break;
-	case 7:
-		MARK(7);
-		break;
-	}
-}
 
 static char deep[DEPTH * 2 + 16];
 static char longpath[4096];
@@ -242,11 +189,11 @@ int main(void)
 			if (ph->op())
 				ok[p] = 0;
 		t0 = now();
-		mark(2 * p);
+		bench_mark(2 * p);
 		err = 0;
 		for (i = 0; i < ph->iters; i++)
 			err |= ph->op();
-		mark(2 * p + 1);
+		bench_mark(2 * p + 1);
 		ns[p] = now() - t0;
 		if (err)
 			ok[p] = 0;

@@ -63,8 +63,20 @@
  *            reserved hint that executes as a NOP)
  *   x86_64   nopl 0x5a5a0000 + M(%rax)     (0f 1f 80 M 00 5a 5a)
  *
+ * Profile (argument symbols=FILE, the kernel's System.map): every guest
+ * instruction also counts for the kernel function it belongs to (a text
+ * symbol of FILE, up to the next one), "[user]" below the first symbol's
+ * address or "[other]" above the last. Each phase adds its counts to a
+ * table of its own over every begin/end pair of markers it runs, and at
+ * exit the plugin prints, per phase that ran, its runs and total and the
+ * PROFILE_TOP functions with the most instructions:
+ *
+ *   uaccess-count: profile phase P runs R insns N
+ *   uaccess-count: profile phase P sym NAME insns N
+ *
  * The counters are plain inline adds: run the guest with one vCPU.
  */
+#define _GNU_SOURCE	/* qsort_r() */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -150,6 +162,134 @@ static uint64_t begin[NR_COUNTERS];
 static int open_phase = -1;
 static uint64_t stray_markers;
 
+/* Profile: see the comment at the top. */
+#define PROFILE_TOP	400
+#define MAX_PHASES	128
+
+struct sym {
+	uint64_t addr;
+	char *name;
+};
+
+static struct sym *syms;
+static size_t nsyms;		/* buckets: syms, then [user] and [other] */
+static uint64_t *symcount, *symbegin;
+static uint64_t *phase_prof[MAX_PHASES];
+static uint64_t phase_runs[MAX_PHASES];
+
+static int load_symbols(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], name[256], type;
+	unsigned long long addr;
+	size_t cap = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (nsyms && addr < syms[nsyms - 1].addr)
+			continue;		/* System.map is sorted */
+		if (nsyms == cap) {
+			cap = cap ? 2 * cap : 4096;
+			syms = realloc(syms, cap * sizeof(*syms));
+			if (!syms)
+				return -1;
+		}
+		syms[nsyms].addr = addr;
+		syms[nsyms].name = strdup(name);
+		nsyms++;
+	}
+	fclose(f);
+	if (!nsyms)
+		return -1;
+	symcount = calloc(nsyms + 2, sizeof(*symcount));
+	symbegin = calloc(nsyms + 2, sizeof(*symbegin));
+	return symcount && symbegin ? 0 : -1;
+}
+
+/* The bucket of an address: a symbol's index, nsyms [user], nsyms + 1. */
+static size_t sym_bucket(uint64_t vaddr)
+{
+	size_t lo = 0, hi = nsyms;
+
+	if (vaddr < syms[0].addr)
+		return nsyms;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].addr <= vaddr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* past the last symbol (_etext and the like end the text) */
+	return lo == nsyms - 1 ? nsyms + 1 : lo;
+}
+
+static const char *bucket_name(size_t b)
+{
+	return b < nsyms ? syms[b].name : b == nsyms ? "[user]" : "[other]";
+}
+
+static void profile_end(int phase)
+{
+	size_t i;
+
+	if (phase < 0 || phase >= MAX_PHASES)
+		return;
+	if (!phase_prof[phase])
+		phase_prof[phase] = calloc(nsyms + 2, sizeof(uint64_t));
+	if (!phase_prof[phase])
+		return;
+	for (i = 0; i < nsyms + 2; i++)
+		phase_prof[phase][i] += symcount[i] - symbegin[i];
+	phase_runs[phase]++;
+}
+
+static int cmp_desc(const void *a, const void *b, void *prof)
+{
+	uint64_t x = ((uint64_t *)prof)[*(const size_t *)a];
+	uint64_t y = ((uint64_t *)prof)[*(const size_t *)b];
+
+	return x > y ? -1 : x < y;
+}
+
+static void profile_print(void)
+{
+	size_t *order = calloc(nsyms + 2, sizeof(*order)), i;
+	char buf[512];
+	int p;
+
+	if (!order)
+		return;
+	for (p = 0; p < MAX_PHASES; p++) {
+		uint64_t total = 0;
+
+		if (!phase_prof[p])
+			continue;
+		for (i = 0; i < nsyms + 2; i++) {
+			order[i] = i;
+			total += phase_prof[p][i];
+		}
+		qsort_r(order, nsyms + 2, sizeof(*order), cmp_desc, phase_prof[p]);
+		snprintf(buf, sizeof(buf),
+			 "uaccess-count: profile phase %d runs %" PRIu64 " insns %" PRIu64 "\n",
+			 p, phase_runs[p], total);
+		qemu_plugin_outs(buf);
+		for (i = 0; i < PROFILE_TOP && i < nsyms + 2 && phase_prof[p][order[i]]; i++) {
+			snprintf(buf, sizeof(buf),
+				 "uaccess-count: profile phase %d sym %s insns %" PRIu64 "\n",
+				 p, bucket_name(order[i]), phase_prof[p][order[i]]);
+			qemu_plugin_outs(buf);
+		}
+	}
+	free(order);
+}
+
 #define SR_SUM		0x40000ULL
 #define CSR_SSTATUS	0x100
 #define MARK_NONE	-1
@@ -175,6 +315,8 @@ static void marker(unsigned int vcpu, void *udata)
 
 	if (!(m & 1)) {
 		memcpy(begin, count, sizeof(begin));
+		if (nsyms)
+			memcpy(symbegin, symcount, (nsyms + 2) * sizeof(*symcount));
 		open_phase = phase;
 		return;
 	}
@@ -189,6 +331,8 @@ static void marker(unsigned int vcpu, void *udata)
 	}
 	for (i = 0; i < NR_COUNTERS; i++)
 		delta[i] = count[i] - begin[i];
+	if (nsyms)
+		profile_end(phase);
 	snprintf(what, sizeof(what), "phase %d", phase);
 	print_counts(what, delta);
 	open_phase = -1;
@@ -511,6 +655,31 @@ static int x86_class(const uint8_t *p, size_t size)
 	return -1;
 }
 
+/*
+ * Count a translation block's instructions for their functions: one add
+ * per block when it lies in one function (and holds no marker, whose
+ * instructions must count only once they ran), else one per instruction.
+ */
+static void profile_tb(struct qemu_plugin_tb *tb, size_t n, bool has_marker)
+{
+	size_t first = sym_bucket(qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0)));
+	size_t last = sym_bucket(qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, n - 1)));
+	size_t i;
+
+	if (first == last && !has_marker) {
+		qemu_plugin_register_vcpu_tb_exec_inline(tb,
+				QEMU_PLUGIN_INLINE_ADD_U64, &symcount[first], n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+		qemu_plugin_register_vcpu_insn_exec_inline(insn,
+				QEMU_PLUGIN_INLINE_ADD_U64,
+				&symcount[sym_bucket(qemu_plugin_insn_vaddr(insn))], 1);
+	}
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
@@ -527,6 +696,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (!has_marker)
 		qemu_plugin_register_vcpu_tb_exec_inline(tb,
 				QEMU_PLUGIN_INLINE_ADD_U64, &count[C_INSNS], n);
+	if (nsyms)
+		profile_tb(tb, n, has_marker);
 
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -587,6 +758,8 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 	char buf[64];
 
 	print_counts("total", count);
+	if (nsyms)
+		profile_print();
 	snprintf(buf, sizeof(buf), "uaccess-count: stray-markers %" PRIu64 "\n",
 		 stray_markers);
 	qemu_plugin_outs(buf);
@@ -599,9 +772,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	const char *a = info->target_name;
 	int i;
 
-	for (i = 0; i < argc; i++)
+	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "arch=", 5))
 			a = argv[i] + 5;
+		if (!strncmp(argv[i], "symbols=", 8) && load_symbols(argv[i] + 8)) {
+			fprintf(stderr, "uaccess-count: no text symbols in %s\n",
+				argv[i] + 8);
+			return -1;
+		}
+	}
 	if (!strcmp(a, "riscv64")) {
 		arch = ARCH_RISCV64;
 	} else if (!strcmp(a, "arm")) {
