@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Smoke test of the guest set-up: the pseudo filesystems init mounts are
- * there, tmpfs takes its quota options, and the ext4 and XFS disks the host
+ * Smoke test of the guest set-up: every vCPU is online, the pseudo
+ * filesystems init mounts are there, tmpfs takes its quota options, and the ext4 and XFS disks the host
  * formatted are mounted with project quota, beside a tmpfs instance.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
@@ -35,6 +36,25 @@ TEST(pseudo_filesystems_are_mounted)
 	expect_fs(_metadata, "/dev", TMPFS_MAGIC);
 	expect_fs(_metadata, "/sys/kernel/debug", DEBUGFS_MAGIC);
 	expect_fs(_metadata, "/tmp", TMPFS_MAGIC);
+}
+
+/*
+ * Every vCPU QEMU was given is online: scripts/boot passes the count of
+ * its -smp as harness.cpus=N (none when the machine's default is used).
+ */
+TEST(every_vcpu_is_online)
+{
+	char cmdline[4096], *p;
+	long want, online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	ASSERT_EQ(0, guest_read_file("/proc/cmdline", cmdline, sizeof(cmdline)));
+	p = strstr(cmdline, HARNESS_PARAM "cpus=");
+	if (!p)
+		SKIP(return, "no -smp on the QEMU command line");
+	want = strtol(p + strlen(HARNESS_PARAM "cpus="), NULL, 10);
+	EXPECT_EQ(want, online)
+		TH_LOG("QEMU -smp %ld, %ld CPUs online (x86_64 without ACPI: one CPU per socket, boards/x86_64)",
+		       want, online);
 }
 
 TEST(kernel_release_is_6_12)
