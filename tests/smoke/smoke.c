@@ -52,6 +52,7 @@ TEST(every_vcpu_is_online)
 	if (!p)
 		SKIP(return, "no -smp on the QEMU command line");
 	want = strtol(p + strlen(HARNESS_PARAM "cpus="), NULL, 10);
+	ASSERT_GT(want, 0) TH_LOG("bad %s", p);
 	EXPECT_EQ(want, online)
 		TH_LOG("QEMU -smp %ld, %ld CPUs online (x86_64 without ACPI: one CPU per socket, boards/x86_64)",
 		       want, online);
