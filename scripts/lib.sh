@@ -159,3 +159,9 @@ tree_state() {
 			xargs -0r sha256sum)
 	} | sha256sum | cut -c1-16
 }
+
+# build_plugin SO: the QEMU counting plugin bench/uaccess/plugin/uaccess-count.c
+# (a host shared object) into SO, for scripts/bench and scripts/bench-uaccess.
+build_plugin() {
+	gcc -shared -fPIC -O2 -Wall -o "$1" "$TOP/bench/uaccess/plugin/uaccess-count.c"
+}

@@ -96,10 +96,15 @@ static int measure(const char *mode, bool first)
 	int r, n = 0, kmsg;
 
 	if (first) {
+		int err;
+
 		kmsg = guest_kmsg_open();
-		if (kmsg < 0 || guest_expect_splat(kmsg, "ubsan_extmod.c:"))
+		if (kmsg < 0)
 			return -1;
+		err = guest_expect_splat(kmsg, "ubsan_extmod.c:");
 		close(kmsg);
+		if (err)
+			return -1;
 	}
 	if (run("fail", 1) < 0)		/* the site reports now, not while timed */
 		return -1;

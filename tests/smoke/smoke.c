@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Smoke test of the guest set-up: every vCPU is online, the pseudo
- * filesystems init mounts are there, tmpfs takes its quota options, and the ext4 and XFS disks the host
- * formatted are mounted with project quota, beside a tmpfs instance.
+ * filesystems init mounts are there, tmpfs takes its quota options, and
+ * the ext4 and XFS disks the host formatted are mounted with project
+ * quota, beside a tmpfs instance.
  */
 #define _GNU_SOURCE
 #include <errno.h>
