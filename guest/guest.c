@@ -179,20 +179,48 @@ int guest_expect_splat(int fd, const char *what)
 	return write(fd, line, len) == len ? 0 : -errno;
 }
 
+int guest_param(const char *key, char *buf, size_t size)
+{
+	/* read once: init asks again after the suites, whatever they did */
+	static char cmdline[4096];
+	char pat[64], *p;
+	size_t n;
+	int ret;
+
+	if (!cmdline[0]) {
+		ret = guest_read_file("/proc/cmdline", cmdline, sizeof(cmdline));
+		if (ret) {
+			cmdline[0] = 0;
+			return ret;
+		}
+	}
+	ret = snprintf(pat, sizeof(pat), HARNESS_PARAM "%s=", key);
+	if (ret < 0 || (size_t)ret >= sizeof(pat))
+		return -EINVAL;
+	for (p = cmdline; (p = strstr(p, pat)); p++) {
+		/* a word of its own, not the tail of another parameter */
+		if (p != cmdline && p[-1] != ' ')
+			continue;
+		p += strlen(pat);
+		n = strcspn(p, " \n");
+		if (n >= size)
+			return -E2BIG;
+		memcpy(buf, p, n);
+		buf[n] = 0;
+		return 0;
+	}
+	return -ENODATA;
+}
+
 bool guest_negative_control(const char *name)
 {
-	char cmdline[4096], *p, *end;
+	char val[4096], *p;
 	size_t len = strlen(name);
 
-	if (guest_read_file("/proc/cmdline", cmdline, sizeof(cmdline)))
+	if (guest_param("negative", val, sizeof(val)))
 		return false;
-	p = strstr(cmdline, HARNESS_PARAM "negative=");
-	if (!p)
-		return false;
-	p += strlen(HARNESS_PARAM "negative=");
-	end = p + strcspn(p, " \n");
-	while (p < end) {
-		size_t n = strcspn(p, ", \n");
+	for (p = val; *p; ) {
+		size_t n = strcspn(p, ",");
 
 		if (n == len && !strncmp(p, name, len))
 			return true;

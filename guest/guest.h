@@ -35,6 +35,14 @@ int guest_read_file(const char *path, char *buf, size_t size);
 int guest_write_file(const char *path, const char *val);
 
 /*
+ * The value of the kernel command line's "harness.@key=VALUE" (a word of
+ * its own) into @buf: 0, -ENODATA when there is none, -E2BIG when it does
+ * not fit, or -errno when /proc/cmdline cannot be read (the first call
+ * reads it, the others use that copy).
+ */
+int guest_param(const char *key, char *buf, size_t size);
+
+/*
  * A test's negative control: true if "harness.negative=NAME[,NAME...]" on
  * the kernel command line (scripts/boot: NEGATIVE=NAME) names @name. The
  * test then does the wrong thing on purpose, and the boot must turn red.

@@ -40,7 +40,6 @@
 
 #define MOUNTS_MAX	16
 
-static char cmdline[CMDLINE_MAX];
 static char mounted[MOUNTS_MAX][300];
 static int nr_mounted;
 static const char *chroot_dir;
@@ -138,19 +137,9 @@ static void do_mount(const char *src, const char *dst, const char *type,
 /* Value of HARNESS_PARAM KEY= on the kernel command line, or NULL. */
 static char *param(const char *key)
 {
-	char pat[64], *p, *end;
 	static char val[CMDLINE_MAX];
 
-	snprintf(pat, sizeof(pat), HARNESS_PARAM "%s=", key);
-	for (p = cmdline; (p = strstr(p, pat)); p++) {
-		if (p != cmdline && p[-1] != ' ')
-			continue;
-		p += strlen(pat);
-		end = strchrnul(p, ' ');
-		snprintf(val, sizeof(val), "%.*s", (int)(end - p), p);
-		return val;
-	}
-	return NULL;
+	return guest_param(key, val, sizeof(val)) ? NULL : val;
 }
 
 static void read_file(const char *path, char *buf, size_t size)
@@ -435,7 +424,6 @@ int main(void)
 	setenv("TERM", "dumb", 1);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
 	banner();
 	val = param("timeout");
 	if (val)

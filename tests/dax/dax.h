@@ -108,34 +108,32 @@ static inline void pmem_wait_probe(void)
  */
 static inline void pmem_describe(char *buf, size_t size)
 {
-	const char *dirs[] = { "/sys/block", "/sys/bus/nd/devices" };
 	char path[300];
 	struct dirent *d;
 	size_t len = 0;
-	int i;
+	DIR *dp;
 
 	buf[0] = '\0';
-	for (i = 0; i < 2; i++) {
-		DIR *dp = opendir(dirs[i]);
-
-		while (dp && (d = readdir(dp)) && len < size) {
-			if (i == 0 && strncmp(d->d_name, "pmem", 4))
-				continue;
-			if (i == 1) {
-				if (strncmp(d->d_name, "namespace", 9))
-					continue;
-				snprintf(path, sizeof(path), "%s/%.64s/driver",
-					 dirs[i], d->d_name);
-				if (!access(path, F_OK))
-					continue;
-			}
-			len += snprintf(buf + len, size - len, "%s%s%.64s",
-					len ? ", " : "",
-					i ? "unbound " : "", d->d_name);
-		}
-		if (dp)
-			closedir(dp);
+	dp = opendir("/sys/block");
+	while (dp && (d = readdir(dp)) && len < size) {
+		if (!strncmp(d->d_name, "pmem", 4))
+			len += snprintf(buf + len, size - len, "%s%.64s",
+					len ? ", " : "", d->d_name);
 	}
+	if (dp)
+		closedir(dp);
+	dp = opendir("/sys/bus/nd/devices");
+	while (dp && (d = readdir(dp)) && len < size) {
+		if (strncmp(d->d_name, "namespace", 9))
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/nd/devices/%.64s/driver",
+			 d->d_name);
+		if (access(path, F_OK))
+			len += snprintf(buf + len, size - len, "%sunbound %.64s",
+					len ? ", " : "", d->d_name);
+	}
+	if (dp)
+		closedir(dp);
 	if (!buf[0])
 		snprintf(buf, size, "no pmem device, no namespace");
 }

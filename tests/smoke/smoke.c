@@ -45,15 +45,15 @@ TEST(pseudo_filesystems_are_mounted)
  */
 TEST(every_vcpu_is_online)
 {
-	char cmdline[4096], *p;
+	char val[32];
 	long want, online = sysconf(_SC_NPROCESSORS_ONLN);
+	int ret = guest_param("cpus", val, sizeof(val));
 
-	ASSERT_EQ(0, guest_read_file("/proc/cmdline", cmdline, sizeof(cmdline)));
-	p = strstr(cmdline, HARNESS_PARAM "cpus=");
-	if (!p)
+	if (ret == -ENODATA)
 		SKIP(return, "no -smp on the QEMU command line");
-	want = strtol(p + strlen(HARNESS_PARAM "cpus="), NULL, 10);
-	ASSERT_GT(want, 0) TH_LOG("bad %s", p);
+	ASSERT_EQ(0, ret) TH_LOG("harness.cpus: %s", strerror(-ret));
+	want = strtol(val, NULL, 10);
+	ASSERT_GT(want, 0) TH_LOG("bad harness.cpus=%s", val);
 	EXPECT_EQ(want, online)
 		TH_LOG("QEMU -smp %ld, %ld CPUs online (x86_64 without ACPI: one CPU per socket, boards/x86_64)",
 		       want, online);
