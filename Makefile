@@ -46,6 +46,7 @@ bench-uaccess:
 	@scripts/setup
 	@scripts/bench-uaccess riscv64
 	@scripts/bench-uaccess arm
+	@scripts/bench-uaccess arm-lpae
 
 robot:
 	@scripts/setup

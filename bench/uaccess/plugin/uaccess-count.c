@@ -51,7 +51,12 @@
  * the same heuristic as reading the disassembly. A csr instruction still
  * unresolved is tried again each time it runs, and counts as "other" until
  * it is resolved; "other" also holds the csrs of local_irq_restore(),
- * whose value (flags & SR_IE) is computed.
+ * whose value (flags & SR_IE) is computed. The heuristic errs in one known
+ * place: the series' __asm_copy_to_user_sum_enabled() enters the copy loop
+ * of __asm_copy_to_user() with t6 = 0, and the csrc of t6 on the way out
+ * resolves to the SR_SUM that the other entry loads, so every
+ * unsafe_copy_to_user() or unsafe_copy_from_user() inside a window counts
+ * one "off" that clears nothing ("on" is exact).
  *
  * Markers: an instruction that is a no-op on the architecture and that
  * nothing else executes (scripts/bench-uaccess checks that vmlinux holds
