@@ -162,9 +162,14 @@ TEST_F(ep, events_land_on_pages_not_faulted_in_yet)
 	}
 }
 
+/*
+ * A lost or doubled event stays lost or doubled (the eventfds never change
+ * state again), so one full check after a run of faulting calls finds it;
+ * each check is a whole epoll_wait(), which is slow under KASAN on TCG.
+ */
 TEST_F(ep, buffer_running_into_the_hole_returns_the_events_that_fit)
 {
-	static const int fit[] = { 1, 2, 3, 500, NFDS - 1 };
+	static const int fit[] = { 1, 2, 3, NFDS - 1 };
 	char *hole = self->area + self->size;
 	unsigned int i, b;
 
@@ -180,8 +185,9 @@ TEST_F(ep, buffer_running_into_the_hole_returns_the_events_that_fit)
 						(struct epoll_event *)p, NFDS, 0)))
 				TH_LOG("%d events and %u bytes before the hole", fit[i], b);
 			EXPECT_EQ(fit[i], check(_metadata, self, p, fit[i]));
-			all_still_ready(_metadata, self);
 		}
+		quiet = 0;
+		all_still_ready(_metadata, self);
 	}
 }
 
@@ -196,8 +202,9 @@ TEST_F(ep, buffer_with_no_whole_event_before_the_hole_gives_efault)
 					(struct epoll_event *)(hole - b), NFDS, 0)))
 			TH_LOG("%u bytes before the hole", b);
 		EXPECT_EQ(EFAULT, errno);
-		all_still_ready(_metadata, self);
 	}
+	quiet = 0;
+	all_still_ready(_metadata, self);
 }
 
 TEST_HARNESS_MAIN
