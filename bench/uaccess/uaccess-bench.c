@@ -381,7 +381,7 @@ static int stop_partner(void)
 	return sched_setscheduler(0, SCHED_OTHER, &sp);
 }
 
-/* before: after the warm-up, before the begin marker; after: after the end marker */
+/* before: ahead of the warm-up; after: once the end marker has run */
 struct phase {
 	const char *name;
 	int (*op)(void);
