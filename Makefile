@@ -6,7 +6,8 @@
 #   make bench-uaccess batched user access: instructions and user-access
 #                      toggles per operation without and with the arch patches
 #   make robot         the build robot: every patch builds on its own, W=1,
-#                      sparse, allmodconfig/defconfig objects, clang (hours)
+#                      sparse, allmodconfig/defconfig objects patch by patch,
+#                      clang (hours)
 #   make checkpatch    checkpatch.pl --strict on every patch
 #   make post          each topic of patches/topics as a series of its own
 #                      (cover letter, To/Cc) in build/post/TOPIC/
