@@ -55,15 +55,16 @@ table_keys() {
 	sed -e 's/#.*//' "$1" | awk 'NF { print $1 }'
 }
 
-# Per-architecture toolchain data: kernel ARCH, CROSS_COMPILE, boot image.
+# Per-architecture toolchain data: kernel ARCH, its folder under arch/,
+# CROSS_COMPILE, boot image.
 arch_vars() {
 	case "$1" in
 	x86_64)
-		KARCH=x86_64 CROSS= KIMAGE=arch/x86/boot/bzImage ;;
+		KARCH=x86_64 SRCARCH=x86 CROSS= KIMAGE=arch/x86/boot/bzImage ;;
 	riscv64)
-		KARCH=riscv CROSS=riscv64-linux-gnu- KIMAGE=arch/riscv/boot/Image ;;
+		KARCH=riscv SRCARCH=riscv CROSS=riscv64-linux-gnu- KIMAGE=arch/riscv/boot/Image ;;
 	arm)
-		KARCH=arm CROSS=arm-linux-gnueabi- KIMAGE=arch/arm/boot/zImage ;;
+		KARCH=arm SRCARCH=arm CROSS=arm-linux-gnueabi- KIMAGE=arch/arm/boot/zImage ;;
 	*)
 		die "unknown architecture $1" ;;
 	esac
