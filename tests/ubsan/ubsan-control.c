@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * UBSAN run-time control (patches 0023-0024): ubsan.report= and ubsan.checks= in
+ * UBSAN run-time control (patches 0032-0033): ubsan.report= and ubsan.checks= in
  * /sys/module/ubsan/parameters, and debugfs ubsan/{stats,sites,suppress,
- * reset}, class by class: LKDTM's UBSAN_* crash types (patch 0026) each
+ * reset}, class by class: LKDTM's UBSAN_* crash types (patch 0034) each
  * fail one check of one class at one site of drivers/misc/lkdtm/ubsan.c,
  * which is built with every check GCC emits in C, as often as the test
  * writes the type. Every case runs for each class (the fixture variants):
@@ -83,9 +83,13 @@ static void setup(struct __test_metadata *_metadata, struct ubsan_state *st)
 	if (!lkdtm_available() || access(UBSAN_DEBUGFS "reset", W_OK))
 		SKIP(return, "needs LKDTM and debugfs ubsan/ (%s)",
 		     strerror(errno));
-	ASSERT_EQ(0, put(UBSAN_DEBUGFS "reset", "1"));
+	/*
+	 * The parameters first: a write that leaves the control at rest
+	 * stops counting, and the reset starts it again.
+	 */
 	ASSERT_EQ(0, put(UBSAN_PARAMS "checks", "all"));
 	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "once"));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "reset", "1"));
 	st->log = calloc(1, LOG_SIZE);
 	ASSERT_NE(NULL, st->log);
 	st->kmsg = guest_kmsg_open();
@@ -280,7 +284,7 @@ TEST_F(ubsan, suppressed_file_neither_prints_nor_counts_as_reported)
  * first frame of the call trace after the __ubsan_handle_* one ("X from
  * NAME+0x.." on the line of the handler on arm, the next line elsewhere),
  * skipping a line at +0x0 (riscv's unwinder prints a stale "_printk+0x0"
- * there). Where the compiler made the handler call a tail call, that is
+ * there) and x86's unreliable "? NAME" guesses. Where the compiler made the handler call a tail call, that is
  * the caller of lkdtm_TYPE (GCC 14: lkdtm_do_action for UBSAN_DIVIDE).
  */
 static int trace_function(const char *log, char *name, size_t size)
@@ -298,7 +302,9 @@ static int trace_function(const char *log, char *name, size_t size)
 		t = strchr(line, ';');	/* the record's text, after its header */
 		t = t ? t + 1 : line;
 		if (next) {
-			if (strstr(t, "+0x0/"))
+			/* x86's "? NAME" is a stale word of the stack */
+			if (strstr(t, "+0x0/") ||
+			    !strncmp(t + strspn(t, " \t"), "? ", 2))
 				continue;
 			p = t;
 			goto found;
@@ -448,18 +454,124 @@ FIXTURE_TEARDOWN(ubsan_all)
 	teardown(&self->st);
 }
 
+/* Write the @len bytes at @val to @path at once: 0 or the errno. */
+static int put_bytes(const char *path, const char *val, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, len) < 0)
+		ret = errno;
+	close(fd);
+	return ret;
+}
+
 TEST_F(ubsan_all, bad_input_is_refused)
 {
 	char buf[512];
 
 	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "checks", "bounds,nosuchclass"));
 	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "checks", "\n"));
+	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "checks", "bounds\nshift"));
+	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "checks", "bounds,,shift"));
 	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "report", "sometimes"));
 	EXPECT_EQ(EINVAL, put(UBSAN_DEBUGFS "suppress", "lib/x.c:twelve"));
 	EXPECT_EQ(EINVAL, put(UBSAN_DEBUGFS "suppress", "lib/x.c:0"));
+	/* a NUL inside the entry: not "lib/x.c", which would be all of it */
+	EXPECT_EQ(EINVAL, put_bytes(UBSAN_DEBUGFS "suppress", "lib/x.c\0:12", 11));
 	EXPECT_EQ(ENOENT, put(UBSAN_DEBUGFS "suppress", "!lib/never-added.c"));
 	ASSERT_NE(NULL, get(UBSAN_PARAMS "report", buf, sizeof(buf)));
 	EXPECT_STREQ("once\n", buf);
+	ASSERT_NE(NULL, get(UBSAN_PARAMS "checks", buf, sizeof(buf)));
+	EXPECT_TRUE(in_list(buf, "bounds") && in_list(buf, "shift") &&
+		    in_list(buf, "null"))
+		TH_LOG("checks after refused writes: %s", buf);
+	ASSERT_NE(NULL, get(UBSAN_DEBUGFS "suppress", buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+}
+
+/* Each refusal of a parameter says why in the log, on one line. */
+TEST_F(ubsan_all, a_refused_parameter_is_named_in_the_log)
+{
+	guest_kmsg_read(self->st.kmsg, self->st.log, LOG_SIZE);
+	self->st.log[0] = '\0';
+	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "report", "sometimes\n"));
+	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "checks", "\n"));
+	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "checks", "bounds,nosuchclass\n"));
+	guest_kmsg_read(self->st.kmsg, self->st.log, LOG_SIZE);
+	EXPECT_NE(NULL, strstr(self->st.log, "ubsan: unknown report mode 'sometimes'\n"))
+		TH_LOG("log: %s", self->st.log);
+	EXPECT_NE(NULL, strstr(self->st.log, "ubsan: no check class in ubsan.checks=\n"))
+		TH_LOG("log: %s", self->st.log);
+	EXPECT_NE(NULL, strstr(self->st.log, "ubsan: unknown check class 'nosuchclass'\n"))
+		TH_LOG("log: %s", self->st.log);
+}
+
+/* Whether debugfs stats says counting is on: 1, 0, or -1 */
+static int counting(void)
+{
+	char buf[4096], *p;
+
+	if (guest_read_file(UBSAN_DEBUGFS "stats", buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "\ncounting ");
+	if (!p)
+		return -1;
+	p += strlen("\ncounting ");
+	return !strncmp(p, "on\n", 3) ? 1 : !strncmp(p, "off\n", 4) ? 0 : -1;
+}
+
+/*
+ * Counting starts when something asks and stops when nothing does: a
+ * write that brings both parameters back to their defaults, with nothing
+ * suppressed, puts failed checks back on the short way they had before
+ * the control. A write that is refused changes nothing.
+ */
+TEST_F(ubsan_all, counting_stops_at_the_defaults_and_a_refused_write_changes_nothing)
+{
+	EXPECT_EQ(1, counting());	/* setup's reset */
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "once"));
+	EXPECT_EQ(0, counting());
+	EXPECT_EQ(ENOENT, put(UBSAN_DEBUGFS "suppress", "function:ubsan_no_such_function"));
+	EXPECT_EQ(0, counting());
+	EXPECT_EQ(EINVAL, put(UBSAN_DEBUGFS "suppress", "lib/x.c:0"));
+	EXPECT_EQ(0, counting());
+	EXPECT_EQ(EINVAL, put(UBSAN_PARAMS "report", "sometimes"));
+	EXPECT_EQ(0, counting());
+
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "count"));
+	EXPECT_EQ(1, counting());
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "once"));
+	EXPECT_EQ(0, counting());
+
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "lib/never-fails.c"));
+	EXPECT_EQ(1, counting());
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "once"));
+	EXPECT_EQ(1, counting());	/* the suppression still needs it */
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "!lib/never-fails.c"));
+	EXPECT_EQ(0, counting());
+}
+
+/*
+ * report=all is UBSAN's multi-shot mode: as with KASAN's (kasan_multi_shot),
+ * a report does not panic with panic_on_warn, nor count for warn_limit.
+ */
+TEST_F(ubsan_all, report_all_does_not_panic_on_warn)
+{
+	char old[32];
+
+	ASSERT_EQ(0, guest_read_file("/proc/sys/kernel/panic_on_warn", old,
+				     sizeof(old)));
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "all"));
+	ASSERT_EQ(0, guest_expect_splat(self->st.kmsg, UBSAN_LKDTM_FILE ":"));
+	ASSERT_EQ(0, put("/proc/sys/kernel/panic_on_warn", "1"));
+	EXPECT_EQ(0, lkdtm_provoke("UBSAN_BOUNDS"));
+	EXPECT_EQ(0, lkdtm_provoke("UBSAN_BOUNDS"));
+	put("/proc/sys/kernel/panic_on_warn", old);
+	guest_kmsg_read(self->st.kmsg, self->st.log, LOG_SIZE);
+	EXPECT_EQ(2, ubsan_count_lines(self->st.log, "UBSAN: array-index-out-of-bounds in ",
+				       UBSAN_LKDTM_FILE ":"));
 }
 
 TEST_F(ubsan_all, a_failure_in_hardirq_with_a_lock_held_reports_and_counts)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Silencing the UBSAN reports of a module built outside the kernel tree
- * (patch 0024, debugfs ubsan/suppress), as a distribution's user does
+ * (patch 0033, debugfs ubsan/suppress), as a distribution's user does
  * for OpenZFS, sysdig or a GPU driver: by the module's name, before it is
  * loaded ("module:NAME"), by a function ("function:NAME", KCSAN's way),
  * or by its file, whose path in the reports is wherever the module was
@@ -148,6 +148,29 @@ TEST_F(extmod, the_module_name_silences_it_from_its_load_on)
 	EXPECT_EQ(0, st.reported);
 }
 
+/*
+ * A check that ends its function: where the handler's call is a tail call
+ * (GCC's, in ubsan_extmod_fail_last.cold), the handler returns to that
+ * function's caller, kernel code here, and the module must still be found,
+ * from the site, for this failure and every one after it. A report would
+ * be a splat that nothing announced: the boot fails on it too.
+ */
+TEST_F(extmod, the_module_name_silences_a_check_that_ends_a_function)
+{
+	struct ubsan_stats st;
+
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "module:" EXTMOD));
+	ASSERT_EQ(0, load(""));
+	ASSERT_EQ(0, fail("fail_last", 3));
+	reports(self);
+	EXPECT_EQ(0, ubsan_count_lines(self->log, "UBSAN: ", EXTMOD_FILE))
+		TH_LOG("%s", self->log);
+	ASSERT_EQ(0, ubsan_read_stats("divide", &st));
+	EXPECT_EQ(3, st.counted);
+	EXPECT_EQ(3, st.suppressed);
+	EXPECT_EQ(0, st.reported);
+}
+
 TEST_F(extmod, a_function_silences_that_function_only)
 {
 	struct ubsan_stats st;
@@ -209,6 +232,8 @@ TEST_F(extmod, it_reports_when_nothing_silences_it)
 	struct ubsan_stats st;
 
 	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "once"));
+	/* the defaults again: it counts because a reset asks it to */
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "reset", "1"));
 	ASSERT_EQ(0, load(""));
 	ASSERT_EQ(0, guest_expect_splat(self->kmsg, EXTMOD_FILE));
 	ASSERT_EQ(0, fail("fail", 3));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ubsan.report=panic (patch 0023), in a boot of its own: tests/boots gives
+ * ubsan.report=panic (patch 0032), in a boot of its own: tests/boots gives
  * it "cmdline=ubsan.report=panic" and "expect-panic=ubsan.report=panic",
  * and the verdict (--expect-panic) checks that the boot ends in the panic
  * "UBSAN: panic because of ubsan.report=panic" after the report.

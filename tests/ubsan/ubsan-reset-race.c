@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs ubsan/reset racing failed checks (patch 0024): the counters must
+ * debugfs ubsan/reset racing failed checks (patch 0033): the counters must
  * agree with each other once the failures stop, however the reset and
  * the failures interleaved. A failure is counted whole before a reset
  * or whole after it, never half: its class's "counted" in ubsan/stats and

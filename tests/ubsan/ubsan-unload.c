@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * UBSAN's table of sites and a module that fails a check while it is
- * being unloaded (patch 0024): the tree's lib/test_ubsan_unload.c, whose
+ * being unloaded (patch 0033): the tree's lib/test_ubsan_unload.c, whose
  * timer fails a bounds check every jiffy from the start of its unload and
  * whose async function, which the unload waits for after the GOING
  * notifiers ran, fails it once more, stops the timer and logs

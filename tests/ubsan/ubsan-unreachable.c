@@ -27,7 +27,7 @@
 
 #define LOG_SIZE	(64 * 1024)
 
-/* patch 0023's classes in their order, without bounds */
+/* patch 0032's classes in their order, without bounds */
 #define ALL_BUT_BOUNDS	"shift,divide,overflow,negate,null,alignment," \
 			"object-size,bool,enum,unreachable,alignment-assumption\n"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by the tests/ubsan programs: where UBSAN's run-time control
- * (patches 0023-0024) lives, its counters, and the reports in the kernel
+ * (patches 0032-0033) lives, its counters, and the reports in the kernel
  * log.
  */
 #ifndef UBSAN_H
@@ -18,7 +18,7 @@
 #define UBSAN_LKDTM_FILE	"drivers/misc/lkdtm/ubsan.c"
 
 /*
- * One class's row of UBSAN_DEBUGFS "stats" (patch 0024): failures
+ * One class's row of UBSAN_DEBUGFS "stats" (patch 0033): failures
  * printed, all failures, failures at suppressed sites.
  */
 struct ubsan_stats {

@@ -11,17 +11,22 @@
  *                                                   ubsan_extmod_fail()
  *   /sys/module/ubsan_extmod/parameters/fail_other  write N: N failures, at a
  *                                     site of its own, in ubsan_extmod_fail_other()
+ *   /sys/module/ubsan_extmod/parameters/fail_last   write N: N divide check
+ *                                     failures in ubsan_extmod_fail_last(),
+ *                                     called from kernel code
  *   /sys/module/ubsan_extmod/parameters/pass        write N: N checks that
  *                                     pass (a baseline for counting the cost
  *                                     of a failed check: compare with fail)
  *
- * Each failure is one failed check at one site, without the bad access:
+ * Each failure is one failed check at one site, without the bad access
+ * (bounds checks, but for fail_last):
  * the array has a neighbour in its struct, so KASAN stays quiet.
  */
 #include <linux/compiler.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/smp.h>
 
 static struct {
 	int data[4];
@@ -59,6 +64,40 @@ noinline void ubsan_extmod_pass(void)
 	WRITE_ONCE(ubsan_extmod_sink, ubsan_extmod_array.data[index]);
 }
 
+/*
+ * Its failed check is the last thing it does: GCC moves the handler's
+ * call to ubsan_extmod_fail_last.cold and makes it a tail call there (a
+ * jump), so that the handler returns to the caller of this function,
+ * which is kernel code (smp_call_function_single() on this CPU), not the
+ * module. A divide check: the division that would trap is unused, and
+ * goes.
+ */
+static void ubsan_extmod_fail_last(void *unused)
+{
+	int value = 1, divisor = 0;
+
+	OPTIMIZER_HIDE_VAR(divisor);
+	value /= divisor;
+	(void)value;
+}
+
+/* "N": fail the check in ubsan_extmod_fail_last() N times, called from the kernel */
+static int ubsan_extmod_run_last(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n, i;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	for (i = 0; !ret && i < n; i++)
+		ret = smp_call_function_single(raw_smp_processor_id(),
+					       ubsan_extmod_fail_last, NULL, 1);
+	return ret;
+}
+
+static const struct kernel_param_ops ubsan_extmod_last_ops = {
+	.set = ubsan_extmod_run_last,
+};
+
 /* "N": call the function the parameter names N times */
 static int ubsan_extmod_run(const char *val, const struct kernel_param *kp)
 {
@@ -82,6 +121,8 @@ module_param_cb(fail, &ubsan_extmod_ops, ubsan_extmod_fail, 0200);
 MODULE_PARM_DESC(fail, "N: fail the check in ubsan_extmod_fail() N times");
 module_param_cb(fail_other, &ubsan_extmod_ops, ubsan_extmod_fail_other, 0200);
 MODULE_PARM_DESC(fail_other, "N: fail the check in ubsan_extmod_fail_other() N times");
+module_param_cb(fail_last, &ubsan_extmod_last_ops, NULL, 0200);
+MODULE_PARM_DESC(fail_last, "N: fail the check that ends ubsan_extmod_fail_last() N times");
 module_param_cb(pass, &ubsan_extmod_ops, ubsan_extmod_pass, 0200);
 MODULE_PARM_DESC(pass, "N: pass a bounds check N times");
 
