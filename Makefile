@@ -8,6 +8,8 @@
 #   make robot         the build robot: every patch builds on its own, W=1,
 #                      sparse, allmodconfig/defconfig objects patch by patch,
 #                      clang (hours)
+#   make mutants       each mistake of tests/mutants must turn its tests red
+#                      (hours; MUTANTS="riscv-*" narrows; docs/mutants.md)
 #   make checkpatch    checkpatch.pl --strict on every patch
 #   make post          each topic of patches/topics as a series of its own
 #                      (cover letter, To/Cc) in build/post/TOPIC/
@@ -20,9 +22,9 @@
 # JOBS=N is the kernel builds' make -j (nproc + 1).
 
 BOOT ?= x86_64-lean
-export BOOTS BOARDS SELFCHECK FORCE JOBS BOOT_JOBS
+export BOOTS BOARDS SELFCHECK FORCE JOBS BOOT_JOBS MUTANTS MUTANTS_AGAIN
 
-.PHONY: run shell test bench bench-uaccess robot checkpatch post export series-status clean
+.PHONY: run shell test bench bench-uaccess robot mutants checkpatch post export series-status clean
 
 run:
 	@scripts/setup
@@ -52,6 +54,10 @@ bench-uaccess:
 robot:
 	@scripts/setup
 	@scripts/robot
+
+mutants:
+	@scripts/setup
+	@scripts/mutants
 
 checkpatch:
 	@scripts/tree prepare

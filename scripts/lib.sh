@@ -4,8 +4,10 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 TREE=$BUILD/linux
-OUT=$BUILD/out
-LOGS=$BUILD/logs
+# scripts/mutants builds and boots a mutated kernel in folders of its own
+OUT=${HARNESS_OUT:-$BUILD/out}
+LOGS=${HARNESS_LOGS:-$BUILD/logs}
+RUNS=${HARNESS_RUNS:-$BUILD/run}
 PATCHES=$TOP/patches
 PRISTINE_TAG=pristine
 SRC_PKG=linux-source-6.12

@@ -17,12 +17,17 @@
  * accepts the next splat if its lines name that function, and fails the
  * boot if it does not come.
  *
+ * ACCESS_USERSPACE_AFTER_FAULT also reads the mapped page inside the
+ * window after the fault was fixed up: the window must still be open there.
+ *
  * The UACCESS_* types do not crash: LKDTM reads the user access state an
- * interrupt taken inside a window sees in its handler, the state of every
- * CPU's idle task, and the state inside a window around user_access_save()
- * and user_access_restore(), and prints "lkdtm: OK: ..." or "lkdtm: FAIL:
- * ..." (XFAIL where it cannot read the state: the case is skipped). They
- * run first, before the Oopses.
+ * interrupt taken inside a window sees in its handler (and the window's
+ * after the interrupt returned), the state of every CPU's idle task, of a
+ * kthread switched in over a window without an exception (and the
+ * window's after its task ran again), and the state inside a window
+ * around user_access_save() and user_access_restore(), and prints "lkdtm:
+ * OK: ..." or "lkdtm: FAIL: ..." (XFAIL where it cannot read the state:
+ * the case is skipped). They run first, before the Oopses.
  *
  * Put this suite last in a boot's suite list: after an Oops the kernel is
  * tainted and lockdep switches itself off, so suites after it run without
@@ -144,6 +149,11 @@ TEST(interrupt_inside_window_runs_with_user_access_closed)
 TEST(idle_tasks_run_with_user_access_closed)
 {
 	expect_ok(_metadata, "UACCESS_IDLE");
+}
+
+TEST(task_switched_out_in_window_keeps_it_and_next_task_runs_closed)
+{
+	expect_ok(_metadata, "UACCESS_SWITCH_IN_WINDOW");
 }
 
 TEST(user_access_save_closes_and_restore_reopens)

@@ -179,6 +179,7 @@ FIXTURE_TEARDOWN(ubsan)
 	char sup[64];
 
 	put(UBSAN_DEBUGFS "suppress", "!lkdtm/ubsan.c");
+	put(UBSAN_DEBUGFS "suppress", "!lib/never-fails.c");
 	put(UBSAN_DEBUGFS "suppress", self->function);
 	if (self->line) {
 		snprintf(sup, sizeof(sup), "!" UBSAN_LKDTM_FILE ":%u", self->line);
@@ -277,6 +278,33 @@ TEST_F(ubsan, suppressed_file_neither_prints_nor_counts_as_reported)
 	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "!lkdtm/ubsan.c"));
 	ASSERT_NE(NULL, get(UBSAN_DEBUGFS "suppress", buf, sizeof(buf)));
 	EXPECT_EQ(NULL, strstr(buf, "lkdtm/ubsan.c"));
+}
+
+/*
+ * A site remembers whether the list suppresses it, for the list as it
+ * was: an entry added or removed after the site failed must decide its
+ * next failure, without a reset in between. Another entry is listed
+ * first, so that the first failure is compared with a list.
+ */
+TEST_F(ubsan, suppression_changed_after_a_failure_decides_the_next)
+{
+	struct ubsan_stats st;
+
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "all"));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "lib/never-fails.c"));
+	announce(_metadata, variant, self->st.kmsg);
+	EXPECT_EQ(1, provoke(_metadata, variant, self, 1));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "lkdtm/ubsan.c"));
+	EXPECT_EQ(0, provoke(_metadata, variant, self, 2))
+		TH_LOG("a file added to the list after its site failed still reports");
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "!lkdtm/ubsan.c"));
+	EXPECT_EQ(1, provoke(_metadata, variant, self, 1))
+		TH_LOG("a file removed from the list after its site was suppressed stays quiet");
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "suppress", "!lib/never-fails.c"));
+	ASSERT_EQ(0, ubsan_read_stats(variant->class, &st));
+	EXPECT_EQ(2, st.reported);
+	EXPECT_EQ(2, st.suppressed);
+	EXPECT_EQ(4, st.counted);
 }
 
 /*
@@ -593,6 +621,42 @@ TEST_F(ubsan_all, a_failure_in_hardirq_with_a_lock_held_reports_and_counts)
 	ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
 	EXPECT_EQ(3, st.reported);
 	EXPECT_EQ(3, st.counted);
+}
+
+/*
+ * Patch 0037: a check that fails inside a user access window reports with
+ * user access closed and gives the window back, and so does its repeat
+ * (which returns before the handler closes anything) and a failure that
+ * is only counted: LKDTM UBSAN_IN_USER_ACCESS stores to a user page after
+ * each of two rounds of a null, an object-size and a bounds failure.
+ * Once mode: three reports; count mode: none.
+ */
+static void provoke_in_user_access(struct __test_metadata *_metadata,
+				   FIXTURE_DATA(ubsan_all) *self, int reports)
+{
+	ASSERT_EQ(0, lkdtm_provoke("UBSAN_IN_USER_ACCESS"))
+		TH_LOG("LKDTM UBSAN_IN_USER_ACCESS: %s", strerror(errno));
+	self->st.log[0] = '\0';
+	guest_kmsg_read(self->st.kmsg, self->st.log, LOG_SIZE);
+	EXPECT_EQ(NULL, strstr(self->st.log, "lkdtm: FAIL"))
+		TH_LOG("%.300s", strstr(self->st.log, "lkdtm: FAIL"));
+	EXPECT_NE(NULL, strstr(self->st.log,
+			       "lkdtm: OK: failed checks inside a user access window leave it open"));
+	EXPECT_EQ(reports, ubsan_count_lines(self->st.log, "UBSAN: ",
+					     UBSAN_LKDTM_FILE ":"));
+}
+
+TEST_F(ubsan_all, failed_checks_inside_a_user_access_window_leave_it_open)
+{
+	struct ubsan_stats st;
+
+	ASSERT_EQ(0, guest_expect_splat(self->st.kmsg, UBSAN_LKDTM_FILE ":"));
+	provoke_in_user_access(_metadata, self, 3);
+	ASSERT_EQ(0, put(UBSAN_PARAMS "report", "count"));
+	ASSERT_EQ(0, put(UBSAN_DEBUGFS "reset", "1"));
+	provoke_in_user_access(_metadata, self, 0);
+	ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
+	EXPECT_EQ(2, st.counted);
 }
 
 /*

@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * UBSAN's table of sites and a module that fails a check while it is
- * being unloaded (patch 0033): the tree's lib/test_ubsan_unload.c, whose
- * timer fails a bounds check every jiffy from the start of its unload and
- * whose async function, which the unload waits for after the GOING
- * notifiers ran, fails it once more, stops the timer and logs
- * "test_ubsan_unload: N checks failed while the module was going".
+ * live and while it is being unloaded (patch 0033): the tree's
+ * lib/test_ubsan_unload.c, whose timer fails a bounds check every jiffy
+ * from module init on and whose async function, which the unload waits for
+ * after the GOING notifiers ran, fails it once more, stops the timer and
+ * logs "test_ubsan_unload: N checks failed while the module was live, M
+ * while it was going".
  *
- * The site's source location is in the module's memory, freed when the
- * unload returns. After it, debugfs ubsan/sites must list nothing of the
- * module (nothing at all: nothing else fails meanwhile), reading it and
- * writing ubsan/reset must not touch the freed memory (KASAN, or a fault
- * on the unmapped module memory, fails the boot), and the failures stay
- * counted: bounds "counted" equals sites_unloaded, the failures at
- * sites of unloaded modules. Several load/unload rounds: a new module
- * may be loaded where the old one was.
+ * While the module is live its site is in debugfs ubsan/sites: the
+ * failures that straddle the LIVE -> GOING change find it claimed, and the
+ * notifier must make it a tombstone. The site's source location is in the
+ * module's memory, freed when the unload returns. After it, ubsan/sites
+ * must list nothing of the module (nothing at all: nothing else fails
+ * meanwhile), reading it and writing ubsan/reset must not touch the freed
+ * memory (KASAN, or a fault on the unmapped module memory, fails the
+ * boot), and the failures stay counted: bounds "counted" is N + M, and
+ * equals sites_unloaded, the failures at sites of unloaded modules.
+ * Several load/unload rounds: a new module may be loaded where the old
+ * one was.
  *
  * report=count, so nothing prints.
  */
@@ -70,15 +74,22 @@ FIXTURE_TEARDOWN(unload)
 	free(self->log);
 }
 
-/* "N checks failed while the module was going": N, or -1 */
-static int going_failures(const char *log)
+/*
+ * "N checks failed while the module was live, M while it was going": N and
+ * M, or -1
+ */
+static void module_failures(const char *log, int *live, int *going)
 {
 	const char *p = strstr(log, GOING_LINE);
-	int n = -1;
 
-	if (p)
-		sscanf(p + strlen(GOING_LINE), "%d checks failed", &n);
-	return n;
+	*live = -1;
+	*going = -1;
+	if (p && sscanf(p + strlen(GOING_LINE),
+			"%d checks failed while the module was live, %d while it was going",
+			live, going) != 2) {
+		*live = -1;
+		*going = -1;
+	}
 }
 
 static long stats_value(const char *buf, const char *key)
@@ -95,7 +106,7 @@ TEST_F(unload, sites_let_go_of_a_module_that_fails_checks_while_it_unloads)
 {
 	char sites[8192], stats[4096];
 	struct ubsan_stats st;
-	int round, fd, going;
+	int round, fd, live, going;
 
 	for (round = 0; round < ROUNDS; round++) {
 		ASSERT_EQ(0, guest_write_file(UBSAN_DEBUGFS "reset", "1"));
@@ -104,13 +115,23 @@ TEST_F(unload, sites_let_go_of_a_module_that_fails_checks_while_it_unloads)
 		ASSERT_EQ(0, syscall(SYS_finit_module, fd, "", 0))
 			TH_LOG("finit_module: %s", strerror(errno));
 		close(fd);
+		/* its timer fails the check every jiffy meanwhile */
+		usleep(100 * 1000);
+		ASSERT_EQ(0, guest_read_file(UBSAN_DEBUGFS "sites", sites,
+					     sizeof(sites)));
+		EXPECT_NE(NULL, strstr(sites, "test_ubsan_unload.c:"))
+			TH_LOG("round %d: the live module's site is not in sites: %s",
+			       round, sites);
 		ASSERT_EQ(0, syscall(SYS_delete_module, "test_ubsan_unload",
 				     O_NONBLOCK))
 			TH_LOG("delete_module: %s", strerror(errno));
 
 		self->log[0] = '\0';
 		guest_kmsg_read(self->kmsg, self->log, LOG_SIZE);
-		going = going_failures(self->log);
+		module_failures(self->log, &live, &going);
+		ASSERT_LT(0, live)
+			TH_LOG("round %d: no check failed while the module was live: %s",
+			       round, self->log);
 		ASSERT_LT(0, going)
 			TH_LOG("round %d: no check failed while the module was going: %s",
 			       round, self->log);
@@ -120,7 +141,7 @@ TEST_F(unload, sites_let_go_of_a_module_that_fails_checks_while_it_unloads)
 		EXPECT_STREQ("", sites)
 			TH_LOG("round %d: sites after the unload", round);
 		ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
-		EXPECT_EQ(going, st.counted);
+		EXPECT_EQ(live + going, st.counted);
 		ASSERT_EQ(0, guest_read_file(UBSAN_DEBUGFS "stats", stats,
 					     sizeof(stats)));
 		EXPECT_EQ(st.counted, stats_value(stats, "sites_unloaded"))

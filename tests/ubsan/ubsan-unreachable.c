@@ -2,15 +2,18 @@
 /*
  * ubsan.checks= on the kernel command line, and the unreachable class, in
  * a boot of its own: tests/boots gives it "cmdline=ubsan.checks=-bounds"
- * and "expect-panic=__builtin_unreachable", and the verdict checks that the
- * boot ends in the panic "can't return from __builtin_unreachable()".
+ * (arm) or "cmdline=ubsan.checks=-unreachable" (riscv64), and
+ * "expect-panic=__builtin_unreachable": the verdict checks that the boot
+ * ends in the panic "can't return from __builtin_unreachable()".
  *
  * The boot parameter must have taken: the module parameter lists every
- * class but bounds, a bounds failure (LKDTM UBSAN_BOUNDS) neither prints
- * nor counts, and a shift failure still reports. Last, LKDTM
- * UBSAN_UNREACHABLE reaches __builtin_unreachable(): UBSAN reports it and
- * panics, as it must whatever the parameters say. If the write returns,
- * the kernel went on past __builtin_unreachable(): the test fails.
+ * class but that one, a bounds failure (LKDTM UBSAN_BOUNDS) neither prints
+ * nor counts when bounds is off, and a shift failure still reports. Last, LKDTM
+ * UBSAN_UNREACHABLE reaches __builtin_unreachable(): UBSAN panics, as it
+ * must whatever the parameters say, and reports it first only if the
+ * class is on (with it off, a report is a splat nobody announced: the
+ * verdict fails the boot). If the write returns, the kernel went on past
+ * __builtin_unreachable(): the test fails.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,31 +30,51 @@
 
 #define LOG_SIZE	(64 * 1024)
 
-/* patch 0032's classes in their order, without bounds */
+/* patch 0032's classes in their order, without bounds or unreachable */
 #define ALL_BUT_BOUNDS	"shift,divide,overflow,negate,null,alignment," \
 			"object-size,bool,enum,unreachable,alignment-assumption\n"
+#define ALL_BUT_UNREACHABLE \
+			"shift,bounds,divide,overflow,negate,null,alignment," \
+			"object-size,bool,enum,alignment-assumption\n"
+
+/* Whether the kernel command line @cmdline has the parameter @param. */
+static int has_param(const char *cmdline, const char *param)
+{
+	size_t n = strlen(param);
+	const char *p;
+
+	for (p = strstr(cmdline, param); p; p = strstr(p + 1, param))
+		if ((p == cmdline || p[-1] == ' ') && strchr(" \n", p[n]))
+			return 1;
+	return 0;
+}
 
 TEST(checks_from_the_command_line_then_unreachable_panics)
 {
 	char buf[512], *log = calloc(1, LOG_SIZE);
 	struct ubsan_stats st;
-	int kmsg, err;
+	int kmsg, err, unreachable;
 
 	ASSERT_NE(NULL, log);
 	ASSERT_EQ(0, guest_read_file("/proc/cmdline", buf, sizeof(buf)));
-	ASSERT_NE(NULL, strstr(buf, "ubsan.checks=-bounds"))
-		TH_LOG("not booted with ubsan.checks=-bounds: %s", buf);
+	unreachable = !has_param(buf, "ubsan.checks=-unreachable");
+	ASSERT_TRUE(has_param(buf, "ubsan.checks=-bounds") || !unreachable)
+		TH_LOG("booted with neither ubsan.checks=-bounds nor -unreachable: %s",
+		       buf);
 	ASSERT_EQ(0, guest_read_file(UBSAN_PARAMS "checks", buf, sizeof(buf)));
-	ASSERT_STREQ(ALL_BUT_BOUNDS, buf);
+	ASSERT_STREQ(unreachable ? ALL_BUT_BOUNDS : ALL_BUT_UNREACHABLE, buf);
 	ASSERT_EQ(0, guest_read_file(UBSAN_PARAMS "report", buf, sizeof(buf)));
 	ASSERT_STREQ("once\n", buf);
 
 	kmsg = guest_kmsg_open();
 	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(-kmsg));
-	ASSERT_EQ(0, lkdtm_provoke("UBSAN_BOUNDS"));
-	ASSERT_EQ(0, lkdtm_provoke("UBSAN_BOUNDS"));
-	ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
-	EXPECT_EQ(0, st.counted);
+	if (unreachable) {
+		/* bounds is off */
+		ASSERT_EQ(0, lkdtm_provoke("UBSAN_BOUNDS"));
+		ASSERT_EQ(0, lkdtm_provoke("UBSAN_BOUNDS"));
+		ASSERT_EQ(0, ubsan_read_stats("bounds", &st));
+		EXPECT_EQ(0, st.counted);
+	}
 
 	/* the path in a report is the source's, absolute with O= builds */
 	ASSERT_EQ(0, guest_expect_splat(kmsg, UBSAN_LKDTM_FILE ":"));
@@ -61,7 +84,9 @@ TEST(checks_from_the_command_line_then_unreachable_panics)
 	EXPECT_NE(NULL, strstr(log, "UBSAN: shift-out-of-bounds in "))
 		TH_LOG("no shift report: %.2000s", log);
 
-	ASSERT_EQ(0, guest_expect_splat(kmsg, UBSAN_LKDTM_FILE ":"));
+	/* the class off: the panic, but no report */
+	if (unreachable)
+		ASSERT_EQ(0, guest_expect_splat(kmsg, UBSAN_LKDTM_FILE ":"));
 	/* does not return: the kernel panics in this write */
 	err = lkdtm_provoke("UBSAN_UNREACHABLE");
 	TH_LOG("UBSAN_UNREACHABLE returned (%s): the kernel did not panic",
