@@ -212,6 +212,20 @@ int guest_param(const char *key, char *buf, size_t size)
 	return -ENODATA;
 }
 
+bool guest_cmdline_has(const char *word)
+{
+	char cmdline[4096], *p;
+	size_t len = strlen(word);
+
+	if (guest_read_file("/proc/cmdline", cmdline, sizeof(cmdline)))
+		return false;
+	for (p = cmdline; (p = strstr(p, word)); p += len)
+		if ((p == cmdline || p[-1] == ' ') &&
+		    (!p[len] || p[len] == ' ' || p[len] == '\n'))
+			return true;
+	return false;
+}
+
 bool guest_negative_control(const char *name)
 {
 	char val[4096], *p;

@@ -42,6 +42,9 @@ int guest_write_file(const char *path, const char *val);
  */
 int guest_param(const char *key, char *buf, size_t size);
 
+/* Is @word (e.g. "iomem=relaxed") a word of the kernel command line? */
+bool guest_cmdline_has(const char *word);
+
 /*
  * A test's negative control: true if "harness.negative=NAME[,NAME...]" on
  * the kernel command line (scripts/boot: NEGATIVE=NAME) names @name. The

@@ -61,7 +61,7 @@ static bool expect_relaxed(void)
 		return true;
 	if (guest_negative_control("devmem-expect-strict"))
 		return false;
-	return cmdline_has("iomem=relaxed");
+	return guest_cmdline_has("iomem=relaxed");
 }
 
 static long page_size(void)
@@ -239,7 +239,7 @@ TEST_F(spare, claimed_device_window_cannot_be_read)
 {
 	char buf[4];
 
-	if (cmdline_has("iomem=relaxed") || expect_relaxed())
+	if (guest_cmdline_has("iomem=relaxed") || expect_relaxed())
 		SKIP(return, "iomem=relaxed: read() of MMIO goes through the linear map (__va() on riscv64), not tried");
 	if (!read_reaches(self->page))
 		SKIP(return, "read() of /dev/mem serves only the RAM range here (EFAULT at %#llx, before any check)",

@@ -337,20 +337,4 @@ static inline struct probe probe_load(volatile void *map, unsigned long long pag
 	return r;
 }
 
-
-/* Is @word (e.g. "iomem=relaxed") an argument on the kernel command line? */
-static inline bool cmdline_has(const char *word)
-{
-	char cmdline[4096], *p;
-	size_t len = strlen(word);
-
-	if (guest_read_file("/proc/cmdline", cmdline, sizeof(cmdline)))
-		return false;
-	for (p = cmdline; (p = strstr(p, word)); p += len)
-		if ((p == cmdline || p[-1] == ' ') &&
-		    (!p[len] || p[len] == ' ' || p[len] == '\n'))
-			return true;
-	return false;
-}
-
 #endif
