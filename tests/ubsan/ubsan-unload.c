@@ -82,14 +82,10 @@ static void module_failures(const char *log, int *live, int *going)
 {
 	const char *p = strstr(log, GOING_LINE);
 
-	*live = -1;
-	*going = -1;
-	if (p && sscanf(p + strlen(GOING_LINE),
-			"%d checks failed while the module was live, %d while it was going",
-			live, going) != 2) {
-		*live = -1;
-		*going = -1;
-	}
+	if (!p || sscanf(p + strlen(GOING_LINE),
+			 "%d checks failed while the module was live, %d while it was going",
+			 live, going) != 2)
+		*live = *going = -1;
 }
 
 static long stats_value(const char *buf, const char *key)
